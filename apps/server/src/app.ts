@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from '@fastify/type-provider-zod';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config/index.ts';
+import { accessRoutes } from './modules/access/access.routes.ts';
+import { ensureFirstAdmin } from './modules/access/access.service.ts';
+import { registerAuthentication } from './modules/access/authentication.ts';
+import { systemRoutes } from './modules/system/system.routes.ts';
+import { readVersion } from './modules/system/version.ts';
+import { type BlobStore, createBlobStore } from './platform/blobs/index.ts';
+import { type Database, openDatabase } from './platform/db/index.ts';
+import { registerAccessControl } from './platform/http/access-control.ts';
+import { registerConsole } from './platform/http/console-static.ts';
+import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { registerRequestLog } from './platform/http/request-log.ts';
+import { createLogging, type Logging } from './platform/logger/index.ts';
+import { createOutboundClient, type OutboundClient } from './platform/outbound/index.ts';
+
+/** What every module reaches through `app.granary`. */
+export interface Platform {
+  config: Config;
+  database: Database;
+  blobs: BlobStore;
+  outbound: OutboundClient;
+  logging: Logging;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    granary: Platform;
+  }
+}
+
+export interface AppDeps {
+  /** A database already open (tests hand in a clone of a migrated template); closed with the app. */
+  database?: Database;
+  /** Where the first admin's generated password is printed (default stdout). */
+  print?: (line: string) => void;
+}
+
+export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '../../console/dist');
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the whole server — platform, then modules, then formats — without listening.
+ * Tests build it exactly as production does and use `app.inject()`.
+ */
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
+  for (const dir of ['db', 'blobs', 'logs', 'tmp', 'support']) mkdirSync(path.join(config.home, dir), { recursive: true });
+
+  const logging = createLogging({
+    dir: path.join(config.home, 'logs'),
+    level: config.logLevel,
+    stdout: config.logStdout,
+    maxBytes: config.logMaxBytes,
+    maxFiles: config.logMaxFiles,
+  });
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const database =
+      deps.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.home, 'db') }));
+    opened.push(database);
+    await database.migrate();
+
+    const blobs = createBlobStore({ home: config.home, url: config.blobstoreUrl });
+    opened.push(blobs);
+    const purged = await blobs.purgeTemp();
+    if (purged.removed > 0) logging.server.warn({ removed: purged.removed }, 'removed leftovers of interrupted writes');
+
+    const outbound = createOutboundClient({
+      allowlist: config.outboundAllowlist,
+      proxy: config.outboundProxy ? { url: config.outboundProxy } : undefined,
+    });
+    opened.push(outbound);
+
+    const app = Fastify({
+      loggerInstance: logging.server as FastifyBaseLogger,
+      disableRequestLogging: true,
+      bodyLimit: config.bodyLimitBytes,
+      forceCloseConnections: 'idle',
+      return503OnClosing: true,
+      requestIdLogLabel: 'reqId',
+      genReqId: (req) => {
+        const given = req.headers['x-request-id'];
+        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      },
+      routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
+    }).withTypeProvider<ZodTypeProvider>();
+    app.decorate('granary', { config, database, blobs, outbound, logging });
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+    app.addHook('onClose', async () => {
+      for (const resource of opened.reverse()) await resource.close().catch(() => {});
+      await logging.close();
+    });
+
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    registerErrorHandling(app);
+    const { version } = readVersion();
+    await app.register(fastifySwagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: { title: 'Granary REST API', version, description: 'Artifact repository and supply-chain platform' },
+      },
+      transform: jsonSchemaTransform,
+    });
+    await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
+    app.get('/api/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+    registerAuthentication(app, database.db, logging.security);
+    registerAccessControl(app);
+    registerRequestLog(app, logging.request);
+
+    await app.register(systemRoutes);
+    await app.register(accessRoutes(database.db, config.baseUrl));
+    await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
+
+    await ensureFirstAdmin(database.db, {
+      home: config.home,
+      password: config.adminPassword,
+      log: logging.server,
+      print: deps.print,
+    });
+    await app.ready();
+    return app as unknown as FastifyInstance;
+  } catch (err) {
+    for (const resource of opened.reverse()) await resource.close().catch(() => {});
+    await logging.close();
+    throw err;
+  }
+}

@@ -1,0 +1,131 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * Every setting of the runtime contract (DESIGN.md), read from the environment and
+ * `$GRANARY_HOME/config.yaml`; the environment wins. Parsed once at start by one zod schema.
+ */
+const SETTINGS = {
+  home: { env: 'GRANARY_HOME', yaml: null },
+  port: { env: 'GRANARY_PORT', yaml: 'port' },
+  host: { env: 'GRANARY_HOST', yaml: 'host' },
+  databaseUrl: { env: 'GRANARY_DATABASE_URL', yaml: 'databaseUrl' },
+  blobstoreUrl: { env: 'GRANARY_BLOBSTORE_URL', yaml: 'blobstoreUrl' },
+  adminPassword: { env: 'GRANARY_ADMIN_PASSWORD', yaml: 'adminPassword' },
+  baseUrl: { env: 'GRANARY_BASE_URL', yaml: 'baseUrl' },
+  outboundAllowlist: { env: 'GRANARY_OUTBOUND_ALLOWLIST', yaml: 'outboundAllowlist' },
+  outboundProxy: { env: 'GRANARY_OUTBOUND_PROXY', yaml: 'outboundProxy' },
+  logLevel: { env: 'GRANARY_LOG_LEVEL', yaml: 'logLevel' },
+  logMaxBytes: { env: 'GRANARY_LOG_MAX_BYTES', yaml: 'logMaxBytes' },
+  logMaxFiles: { env: 'GRANARY_LOG_MAX_FILES', yaml: 'logMaxFiles' },
+  logStdout: { env: 'GRANARY_LOG_STDOUT', yaml: 'logStdout' },
+  bodyLimitBytes: { env: 'GRANARY_BODY_LIMIT_BYTES', yaml: 'bodyLimitBytes' },
+  shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
+  consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
+} as const satisfies Record<string, { env: string; yaml: string | null }>;
+
+type SettingKey = keyof typeof SETTINGS;
+
+const boolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .transform((v) => v.replace(/\/+$/, ''));
+
+export const configSchema = z.object({
+  home: z.string().min(1),
+  port: integer(0, 65535).default(8080),
+  host: z.string().min(1).default('0.0.0.0'),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, 'expected postgres://user:password@host:port/database')
+    .optional(),
+  blobstoreUrl: z
+    .string()
+    .regex(/^s3:\/\/[^/?]+/, 'expected s3://bucket?endpoint=…&region=…')
+    .optional(),
+  adminPassword: z.string().min(1).optional(),
+  baseUrl: httpUrl.optional(),
+  outboundAllowlist: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  outboundProxy: httpUrl.optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logMaxBytes: integer(1024, 2 ** 40).default(50 * 1024 * 1024),
+  logMaxFiles: integer(1, 1000).default(10),
+  logStdout: boolean.default(true),
+  bodyLimitBytes: integer(1024, 2 ** 40).default(10 * 1024 * 1024),
+  shutdownTimeoutMs: integer(0, 600_000).default(30_000),
+  consoleDir: z.string().optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+/** A bad setting: its message is one line naming the setting, e.g. `GRANARY_PORT: …`. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Reads the configuration: `GRANARY_HOME` from the environment (default `./.granary`), then
+ * `$GRANARY_HOME/config.yaml` if present, then the environment over it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const home = path.resolve(cwd, env.GRANARY_HOME || '.granary');
+  const raw: Record<string, unknown> = { home };
+  const source: Partial<Record<SettingKey, string>> = { home: 'GRANARY_HOME' };
+
+  const yamlFile = path.join(home, 'config.yaml');
+  if (existsSync(yamlFile)) {
+    let doc: unknown;
+    try {
+      doc = parseYaml(readFileSync(yamlFile, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`${yamlFile}: not valid YAML (${(err as Error).message.split('\n')[0]})`);
+    }
+    if (doc != null && (typeof doc !== 'object' || Array.isArray(doc))) {
+      throw new ConfigError(`${yamlFile}: expected a mapping of settings`);
+    }
+    const known = new Map(
+      Object.entries(SETTINGS)
+        .filter(([, s]) => s.yaml)
+        .map(([k, s]) => [s.yaml as string, k as SettingKey]),
+    );
+    for (const [name, value] of Object.entries((doc ?? {}) as Record<string, unknown>)) {
+      const key = known.get(name);
+      if (!key) throw new ConfigError(`config.yaml ${name}: unknown setting`);
+      raw[key] = Array.isArray(value) ? value.join(',') : value;
+      source[key] = `config.yaml ${name}`;
+    }
+  }
+
+  for (const [key, setting] of Object.entries(SETTINGS) as [SettingKey, (typeof SETTINGS)[SettingKey]][]) {
+    const value = env[setting.env];
+    if (key !== 'home' && value !== undefined && value !== '') {
+      raw[key] = value;
+      source[key] = setting.env;
+    }
+  }
+  return parseConfig(raw, source);
+}
+
+/** Validates already-gathered settings (tests build configs with this). */
+export function parseConfig(raw: ConfigInput | Record<string, unknown>, source: Partial<Record<SettingKey, string>> = {}) {
+  const result = configSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const key = String(issue.path[0] ?? 'home') as SettingKey;
+  const name = source[key] ?? SETTINGS[key]?.env ?? key;
+  const given = (raw as Record<string, unknown>)[key];
+  const shown = key === 'adminPassword' || key === 'databaseUrl' ? '' : ` (got ${JSON.stringify(given)})`;
+  throw new ConfigError(`${name}: ${issue.message}${shown}`);
+}

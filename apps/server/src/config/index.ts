@@ -1,0 +1,1 @@
+export { type Config, ConfigError, type ConfigInput, configSchema, loadConfig, parseConfig } from './config.ts';

@@ -1,0 +1,49 @@
+import { ConfigError, loadConfig } from './config/index.ts';
+
+/** The process entry: read config, build, listen, and shut down gracefully on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`Granary cannot start: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  // Imported after the configuration is known good, so a bad setting fails fast and alone.
+  const { buildApp } = await import('./app.ts');
+  const app = await buildApp(config);
+  const log = app.granary.logging.server;
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: no new connections, finishing requests in flight');
+    const timer = setTimeout(() => {
+      log.error('in-flight requests did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`Granary: error while stopping: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  log.info({ address, home: config.home, database: app.granary.database.kind, blobs: app.granary.blobs.kind }, 'Granary is serving');
+  process.stdout.write(`Granary is serving at ${address}/ui/\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`Granary failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

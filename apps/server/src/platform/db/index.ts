@@ -1,0 +1,11 @@
+export {
+  bootPglite,
+  createScratchDatabase,
+  type Database,
+  type DatabaseOptions,
+  type Db,
+  MIGRATIONS_FOLDER,
+  openDatabase,
+  pingDatabase,
+} from './database.ts';
+export * as schema from './schema.ts';

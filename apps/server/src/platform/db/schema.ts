@@ -1,0 +1,5 @@
+/**
+ * The one pg-core schema: every module's tables, gathered for Drizzle and drizzle-kit.
+ * A module owns its tables; other modules reach them only through its service.
+ */
+export * from '../../modules/access/access.schema.ts';

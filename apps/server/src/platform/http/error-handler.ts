@@ -1,0 +1,66 @@
+import { ErrorCode, type ErrorEnvelope } from '@granary/contracts';
+import { hasZodFastifySchemaValidationErrors } from '@fastify/type-provider-zod';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from './errors.ts';
+
+const STATUS_CODES: Record<number, string> = {
+  400: ErrorCode.BadRequest,
+  401: ErrorCode.Unauthorized,
+  403: ErrorCode.Forbidden,
+  404: ErrorCode.NotFound,
+  405: ErrorCode.MethodNotAllowed,
+  409: ErrorCode.Conflict,
+  413: ErrorCode.PayloadTooLarge,
+  415: ErrorCode.UnsupportedMediaType,
+  429: ErrorCode.TooManyRequests,
+  503: ErrorCode.Unavailable,
+};
+
+export function envelope(status: number, code: string, message: string): ErrorEnvelope {
+  return { errors: [{ status, code, message }] };
+}
+
+/** Maps any thrown error to `{errors: [{status, code, message}]}`; 5xx messages are hidden from clients. */
+export function toEnvelope(error: unknown, request: FastifyRequest): { status: number; body: ErrorEnvelope } {
+  if (error instanceof DomainError) {
+    return { status: error.status, body: envelope(error.status, error.code, error.message) };
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const message = error.validation
+      .map((v) => {
+        const where = `${error.validationContext ?? 'request'}${v.instancePath ? v.instancePath.replaceAll('/', '.') : ''}`;
+        return `${where}: ${v.message}`;
+      })
+      .join('; ');
+    return { status: 400, body: envelope(400, ErrorCode.Invalid, message) };
+  }
+  const fe = error as FastifyError;
+  const status = typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
+  if (status >= 500) {
+    return {
+      status,
+      body: envelope(
+        status,
+        STATUS_CODES[status] ?? ErrorCode.Internal,
+        `Internal server error (request ${request.id})`,
+      ),
+    };
+  }
+  return { status, body: envelope(status, STATUS_CODES[status] ?? ErrorCode.BadRequest, fe.message) };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body } = toEnvelope(error, request);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status === 401 && !reply.hasHeader('www-authenticate')) {
+      reply.header('www-authenticate', 'Basic realm="Granary"');
+    }
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(envelope(404, ErrorCode.NotFound, `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

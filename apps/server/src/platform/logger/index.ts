@@ -1,0 +1,2 @@
+export { createLogging, LOG_FILES, type LogArea, type Logging, type LoggingOptions } from './logger.ts';
+export { REDACTED, redactText, redactValue } from './redact.ts';
