@@ -115,6 +115,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       },
       transform: jsonSchemaTransform,
     });
+    // The API's own documentation is public; every other route keeps its declared access.
+    app.addHook('onRoute', (route) => {
+      if (route.url.startsWith('/api/docs')) route.config = { ...route.config, access: 'public' };
+    });
     await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
     app.get('/api/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
 

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -41,12 +42,26 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return openPglite(opts.pglite ?? (await bootPglite(opts.dataDir)));
 }
 
+const PGLITE_CONF = ['shared_buffers = 32MB', 'work_mem = 4MB', 'maintenance_work_mem = 32MB'].join('\n');
+
 /** Boots embedded PostgreSQL with settings sized for a single small process. */
 export async function bootPglite(dataDir?: string): Promise<PGlite> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  return PGlite.create(dataDir, {
-    postgresqlconf: ['shared_buffers = 32MB', 'work_mem = 4MB', 'maintenance_work_mem = 32MB'].join('\n'),
-  });
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    // Creating the cluster (initdb) leaves ~500 MB resident that the process never gets back,
+    // so a first start creates it in a short-lived child process and then opens it here.
+    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) initPgliteDataDir(dataDir);
+  }
+  return PGlite.create(dataDir, { postgresqlconf: PGLITE_CONF });
+}
+
+function initPgliteDataDir(dataDir: string): void {
+  const module = import.meta.resolve('@electric-sql/pglite');
+  const code = `const { PGlite } = await import(${JSON.stringify(module)});
+const db = await PGlite.create(${JSON.stringify(dataDir)});
+await db.query('select 1');
+await db.close();`;
+  execFileSync(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 function openPglite(client: PGlite): Database {

@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  name: string;
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited early: ${log()}`);
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no answer from ${url}: ${log()}`);
+}
+
+function spawnServer(name: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; log: () => string } {
+  let log = '';
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d) => {
+    log += d;
+  });
+  child.stderr!.on('data', (d) => {
+    log += d;
+  });
+  return { child, log: () => log.slice(-4000) };
+}
+
+function stopper(child: ChildProcess, cleanup?: () => Promise<void>) {
+  return async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await cleanup?.();
+  };
+}
+
+/** Granary as `npm start` runs it, on a free loopback port with its own temp home and embedded database. */
+export async function startGranary(): Promise<RunningServer> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-'));
+  const port = await freePort();
+  const { child, log } = spawnServer('granary', ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    GRANARY_HOME: home,
+    GRANARY_PORT: String(port),
+    GRANARY_HOST: '127.0.0.1',
+    GRANARY_ADMIN_PASSWORD: 'bench-password',
+    GRANARY_LOG_STDOUT: 'false',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/system/ping`, child, log);
+  return { name: 'granary', url, pid: child.pid!, stop: stopper(child, () => rm(home, { recursive: true, force: true })) };
+}
+
+/** A bare Node `http` server answering the same body: the ceiling for a Node process. */
+export async function startBareNode(): Promise<RunningServer> {
+  const port = await freePort();
+  const code = `require('http').createServer((q,s)=>{s.writeHead(200,{'content-type':'text/plain; charset=utf-8'});s.end('OK')}).listen(${port},'127.0.0.1')`;
+  const { child, log } = spawnServer('bare-node', ['-e', code], {});
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/`, child, log);
+  return { name: 'bare node', url, pid: child.pid!, stop: stopper(child) };
+}
+
+/** Resident memory of a process, from /proc (Linux). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}

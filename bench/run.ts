@@ -1,0 +1,50 @@
+// `npm run bench`: Granary side by side with its reference peers, each scenario several times,
+// reporting medians, min–max and the ratio to the peer (DESIGN.md "Performance targets").
+// Grows with every issue: each scenario names the target it measures.
+import autocannon from 'autocannon';
+import { rssMiB, type RunningServer, startBareNode, startGranary } from './lib/servers.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+
+async function reqPerSec(url: string): Promise<number> {
+  const result = await autocannon({ url, connections: 10, duration: SECONDS, pipelining: 1 });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
+}
+
+function stats(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted.at(-1)! };
+}
+
+async function measure(server: RunningServer, path: string): Promise<number[]> {
+  await reqPerSec(`${server.url}${path}`); // warm-up
+  const values: number[] = [];
+  for (let i = 0; i < RUNS; i++) values.push(await reqPerSec(`${server.url}${path}`));
+  return values;
+}
+
+const granary = await startGranary();
+const bare = await startBareNode();
+try {
+  await new Promise((r) => setTimeout(r, 5000));
+  const idleRss = rssMiB(granary.pid);
+
+  const g = stats(await measure(granary, '/api/system/ping'));
+  const loadedRss = rssMiB(granary.pid);
+  const b = stats(await measure(bare, '/'));
+
+  const fmt = (s: { median: number; min: number; max: number }) =>
+    `${Math.round(s.median)} req/s (${Math.round(s.min)}–${Math.round(s.max)})`;
+  console.log(`\nB0 health check GET /api/system/ping, 10 connections, ${RUNS}×${SECONDS} s`);
+  console.log(`  granary    ${fmt(g)}`);
+  console.log(`  bare node  ${fmt(b)}`);
+  console.log(`  ratio      ${(g.median / b.median).toFixed(2)}× bare node`);
+  console.log(`\nM0 memory with the embedded database`);
+  console.log(`  granary idle RSS      ${idleRss} MiB (goal for later: < 250 MiB)`);
+  console.log(`  granary RSS after B0  ${loadedRss} MiB`);
+} finally {
+  await granary.stop();
+  await bare.stop();
+}
