@@ -69,6 +69,9 @@ describe('config', () => {
     expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_DATABASE_URL: 'mysql://x' })).toThrow(/GRANARY_DATABASE_URL/);
     expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_BLOBSTORE_URL: 'gs://x' })).toThrow(/GRANARY_BLOBSTORE_URL/);
     expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_BASE_URL: 'ftp://x' })).toThrow(/GRANARY_BASE_URL/);
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_OUTBOUND_ALLOWLIST: '10.0.0.0/99' })).toThrow(
+      /^GRANARY_OUTBOUND_ALLOWLIST: /,
+    );
   });
 
   it('a bad or unknown key in config.yaml is named with the file', async () => {

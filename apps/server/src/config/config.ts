@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { parseAllowlist } from '../platform/outbound/address-policy.ts';
 
 /**
  * Every setting of the runtime contract (DESIGN.md), read from the environment and
@@ -51,12 +52,14 @@ export const configSchema = z.object({
   outboundAllowlist: z
     .string()
     .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
+    .transform((v, ctx) => {
+      try {
+        return parseAllowlist(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^GRANARY_OUTBOUND_ALLOWLIST:?\s*/, '') });
+        return z.NEVER;
+      }
+    }),
   outboundProxy: httpUrl.optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   logMaxBytes: integer(1024, 2 ** 40).default(50 * 1024 * 1024),
