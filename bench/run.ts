@@ -2,14 +2,15 @@
 // reporting medians, min–max and the ratio to the peer (DESIGN.md "Performance targets").
 // Grows with every issue: each scenario names the target it measures.
 import autocannon from 'autocannon';
-import { rssMiB, type RunningServer, startBareNode, startGranary } from './lib/servers.ts';
+import { type RunningServer, rssMiB, startBareNode, startGranary } from './lib/servers.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 async function reqPerSec(url: string): Promise<number> {
   const result = await autocannon({ url, connections: 10, duration: SECONDS, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
 

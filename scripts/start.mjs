@@ -14,7 +14,12 @@ function newest(p) {
   return Math.max(0, ...readdirSync(p).map((e) => newest(path.join(p, e))));
 }
 
-const sources = ['apps/console/src', 'apps/console/index.html', 'apps/console/vite.config.ts', 'packages/contracts/src'];
+const sources = [
+  'apps/console/src',
+  'apps/console/index.html',
+  'apps/console/vite.config.ts',
+  'packages/contracts/src',
+];
 const built = existsSync(dist) ? statSync(dist).mtimeMs : 0;
 if (built === 0 || Math.max(...sources.map((s) => newest(path.join(root, s)))) > built) {
   process.stdout.write(built === 0 ? 'Building the console…\n' : 'The console changed: rebuilding…\n');

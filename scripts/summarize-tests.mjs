@@ -16,13 +16,17 @@ for (const file of process.argv.slice(2)) {
     passed += r.stats.expected + (r.stats.flaky ?? 0);
     failed += r.stats.unexpected;
     skipped += r.stats.skipped;
-    console.log(`${file}: ${r.stats.expected} passed, ${r.stats.unexpected} failed, ${r.stats.skipped} skipped`);
+    console.log(
+      `${file}: ${r.stats.expected} passed, ${r.stats.unexpected} failed, ${r.stats.skipped} skipped`,
+    );
   } else {
     // vitest (jest-compatible)
     passed += r.numPassedTests;
     failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
     skipped += r.numPendingTests + (r.numTodoTests ?? 0);
-    console.log(`${file}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+    console.log(
+      `${file}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`,
+    );
   }
 }
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

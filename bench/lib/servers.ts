@@ -27,15 +27,25 @@ async function waitFor(url: string, child: ChildProcess, log: () => string): Pro
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited early: ${log()}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`no answer from ${url}: ${log()}`);
 }
 
-function spawnServer(name: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; log: () => string } {
+function spawnServer(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; log: () => string } {
   let log = '';
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (d) => {
     log += d;
   });
@@ -60,7 +70,7 @@ function stopper(child: ChildProcess, cleanup?: () => Promise<void>) {
 export async function startGranary(): Promise<RunningServer> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-'));
   const port = await freePort();
-  const { child, log } = spawnServer('granary', ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  const { child, log } = spawnServer(['--import', 'tsx', 'apps/server/src/main.ts'], {
     GRANARY_HOME: home,
     GRANARY_PORT: String(port),
     GRANARY_HOST: '127.0.0.1',
@@ -69,14 +79,19 @@ export async function startGranary(): Promise<RunningServer> {
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/system/ping`, child, log);
-  return { name: 'granary', url, pid: child.pid!, stop: stopper(child, () => rm(home, { recursive: true, force: true })) };
+  return {
+    name: 'granary',
+    url,
+    pid: child.pid!,
+    stop: stopper(child, () => rm(home, { recursive: true, force: true })),
+  };
 }
 
 /** A bare Node `http` server answering the same body: the ceiling for a Node process. */
 export async function startBareNode(): Promise<RunningServer> {
   const port = await freePort();
   const code = `require('http').createServer((q,s)=>{s.writeHead(200,{'content-type':'text/plain; charset=utf-8'});s.end('OK')}).listen(${port},'127.0.0.1')`;
-  const { child, log } = spawnServer('bare-node', ['-e', code], {});
+  const { child, log } = spawnServer(['-e', code], {});
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/`, child, log);
   return { name: 'bare node', url, pid: child.pid!, stop: stopper(child) };

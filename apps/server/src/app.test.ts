@@ -3,7 +3,14 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorEnvelopeSchema, versionSchema } from '@granary/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, createTestApp, makeTempHome, TEST_ADMIN_PASSWORD, type TestApp, testEngine } from './testing/index.ts';
+import {
+  basicAuth,
+  createTestApp,
+  makeTempHome,
+  TEST_ADMIN_PASSWORD,
+  type TestApp,
+  testEngine,
+} from './testing/index.ts';
 
 describe(`HTTP platform (${testEngine})`, () => {
   let t: TestApp;
@@ -34,9 +41,17 @@ describe(`HTTP platform (${testEngine})`, () => {
   it('every answer carries a request id; a sane incoming X-Request-Id is kept', async () => {
     const a = await t.app.inject({ method: 'GET', url: '/api/system/ping' });
     expect(a.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const b = await t.app.inject({ method: 'GET', url: '/api/system/ping', headers: { 'x-request-id': 'abc-123' } });
+    const b = await t.app.inject({
+      method: 'GET',
+      url: '/api/system/ping',
+      headers: { 'x-request-id': 'abc-123' },
+    });
     expect(b.headers['x-request-id']).toBe('abc-123');
-    const c = await t.app.inject({ method: 'GET', url: '/api/system/ping', headers: { 'x-request-id': 'bad id<script>' } });
+    const c = await t.app.inject({
+      method: 'GET',
+      url: '/api/system/ping',
+      headers: { 'x-request-id': 'bad id<script>' },
+    });
     expect(c.headers['x-request-id']).not.toContain('<');
   });
 
@@ -151,9 +166,15 @@ describe('no secret in any log file', () => {
       const token = 'tok_9f8e7d6c5b4a39281706';
       const requests = [
         { url: '/api/security/users', headers: { authorization: basicAuth('admin', TEST_ADMIN_PASSWORD) } },
-        { url: '/api/security/users', headers: { authorization: basicAuth('admin', `${TEST_ADMIN_PASSWORD}x`) } },
+        {
+          url: '/api/security/users',
+          headers: { authorization: basicAuth('admin', `${TEST_ADMIN_PASSWORD}x`) },
+        },
         { url: '/api/system/ping', headers: { authorization: `Bearer ${token}` } },
-        { url: `/api/system/ping?token=${token}&password=${TEST_ADMIN_PASSWORD}`, headers: { cookie: `SESSION=${token}` } },
+        {
+          url: `/api/system/ping?token=${token}&password=${TEST_ADMIN_PASSWORD}`,
+          headers: { cookie: `SESSION=${token}` },
+        },
       ];
       for (const r of requests) await t.app.inject({ method: 'GET', ...r });
       t.app.granary.logging.flush();
@@ -188,7 +209,10 @@ describe('console at /ui/', () => {
     const home = await makeTempHome();
     dir = path.join(home, 'console');
     await mkdir(path.join(dir, 'js'), { recursive: true });
-    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>Granary</title><div id="root"></div>');
+    await writeFile(
+      path.join(dir, 'index.html'),
+      '<!doctype html><title>Granary</title><div id="root"></div>',
+    );
     await writeFile(path.join(dir, 'js', 'index-abc123.js'), 'console.log(1)');
     await writeFile(path.join(dir, 'favicon.svg'), '<svg/>');
     t = await createTestApp({ consoleDir: dir }, { home });

@@ -55,7 +55,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * Tests build it exactly as production does and use `app.inject()`.
  */
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<FastifyInstance> {
-  for (const dir of ['db', 'blobs', 'logs', 'tmp', 'support']) mkdirSync(path.join(config.home, dir), { recursive: true });
+  for (const dir of ['db', 'blobs', 'logs', 'tmp', 'support'])
+    mkdirSync(path.join(config.home, dir), { recursive: true });
 
   const logging = createLogging({
     dir: path.join(config.home, 'logs'),
@@ -67,14 +68,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   const opened: { close(): Promise<void> }[] = [];
   try {
     const database =
-      deps.database ?? (await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.home, 'db') }));
+      deps.database ??
+      (await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.home, 'db') }));
     opened.push(database);
     await database.migrate();
 
-    const blobs = createBlobStore({ home: config.home, url: config.blobstoreUrl });
+    const blobs = await createBlobStore({ home: config.home, url: config.blobstoreUrl });
     opened.push(blobs);
     const purged = await blobs.purgeTemp();
-    if (purged.removed > 0) logging.server.warn({ removed: purged.removed }, 'removed leftovers of interrupted writes');
+    if (purged.removed > 0)
+      logging.server.warn({ removed: purged.removed }, 'removed leftovers of interrupted writes');
 
     const outbound = createOutboundClient({
       allowlist: config.outboundAllowlist,
@@ -111,7 +114,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await app.register(fastifySwagger, {
       openapi: {
         openapi: '3.0.3',
-        info: { title: 'Granary REST API', version, description: 'Artifact repository and supply-chain platform' },
+        info: {
+          title: 'Granary REST API',
+          version,
+          description: 'Artifact repository and supply-chain platform',
+        },
       },
       transform: jsonSchemaTransform,
     });
@@ -120,7 +127,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       if (route.url.startsWith('/api/docs')) route.config = { ...route.config, access: 'public' };
     });
     await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
-    app.get('/api/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+    app.get('/api/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+      app.swagger(),
+    );
 
     registerAuthentication(app, database.db, logging.security);
     registerAccessControl(app);

@@ -39,11 +39,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   const address = await app.listen({ port: config.port, host: config.host });
-  log.info({ address, home: config.home, database: app.granary.database.kind, blobs: app.granary.blobs.kind }, 'Granary is serving');
+  log.info(
+    { address, home: config.home, database: app.granary.database.kind, blobs: app.granary.blobs.kind },
+    'Granary is serving',
+  );
   process.stdout.write(`Granary is serving at ${address}/ui/\n`);
 }
 
 main().catch((err) => {
-  process.stderr.write(`Granary failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `Granary failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.exit(1);
 });

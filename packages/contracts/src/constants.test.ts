@@ -55,9 +55,9 @@ describe('spec constants', () => {
 
 describe('error envelope', () => {
   it('accepts {errors: [{status, code, message}]} and refuses an empty list', () => {
-    expect(errorEnvelopeSchema.safeParse({ errors: [{ status: 404, code: 'NOT_FOUND', message: 'x' }] }).success).toBe(
-      true,
-    );
+    expect(
+      errorEnvelopeSchema.safeParse({ errors: [{ status: 404, code: 'NOT_FOUND', message: 'x' }] }).success,
+    ).toBe(true);
     expect(errorEnvelopeSchema.safeParse({ errors: [] }).success).toBe(false);
   });
 });

@@ -33,9 +33,16 @@ export const VERSION_THRESHOLDS = { repositoryService: '7.48.0', distribution: '
 
 // spec 000 §9: quick-start defaults
 export const QUICK_START_DEFAULTS = {
-  docker: { download: { name: 'hello-world', version: 'latest' }, upload: { name: 'hello-world', version: '1.0.0' } },
+  docker: {
+    download: { name: 'hello-world', version: 'latest' },
+    upload: { name: 'hello-world', version: '1.0.0' },
+  },
   npm: { download: { name: 'jfrog-trial-sum-example' }, upload: { name: 'jfrog-npm-trial' } },
-  maven: { download: { name: 'junit' }, upload: { name: 'my-app' }, archetype: { name: 'quickstart', version: '1.4' } },
+  maven: {
+    download: { name: 'junit' },
+    upload: { name: 'my-app' },
+    archetype: { name: 'quickstart', version: '1.4' },
+  },
   pypi: { download: { name: 'twine' }, upload: { name: 'hello-jfrog', version: '1.0.0' } },
 } as const;
 

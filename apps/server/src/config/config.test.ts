@@ -48,7 +48,10 @@ describe('config', () => {
   });
 
   it('reads $GRANARY_HOME/config.yaml, and the environment wins over it', async () => {
-    await writeFile(path.join(home, 'config.yaml'), 'port: 7000\nhost: 127.0.0.2\noutboundAllowlist: [127.0.0.1, ::1]\n');
+    await writeFile(
+      path.join(home, 'config.yaml'),
+      'port: 7000\nhost: 127.0.0.2\noutboundAllowlist: [127.0.0.1, ::1]\n',
+    );
     expect(loadConfig({ GRANARY_HOME: home })).toMatchObject({
       port: 7000,
       host: '127.0.0.2',
@@ -66,8 +69,12 @@ describe('config', () => {
       expect((err as Error).message).not.toContain('\n');
     }
     expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_PORT: '70000' })).toThrow(/GRANARY_PORT/);
-    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_DATABASE_URL: 'mysql://x' })).toThrow(/GRANARY_DATABASE_URL/);
-    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_BLOBSTORE_URL: 'gs://x' })).toThrow(/GRANARY_BLOBSTORE_URL/);
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_DATABASE_URL: 'mysql://x' })).toThrow(
+      /GRANARY_DATABASE_URL/,
+    );
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_BLOBSTORE_URL: 'gs://x' })).toThrow(
+      /GRANARY_BLOBSTORE_URL/,
+    );
     expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_BASE_URL: 'ftp://x' })).toThrow(/GRANARY_BASE_URL/);
     expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_OUTBOUND_ALLOWLIST: '10.0.0.0/99' })).toThrow(
       /^GRANARY_OUTBOUND_ALLOWLIST: /,

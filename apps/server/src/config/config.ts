@@ -29,11 +29,12 @@ const SETTINGS = {
 
 type SettingKey = keyof typeof SETTINGS;
 
-const boolean = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
+const boolean = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+]);
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const httpUrl = z
-  .url({ protocol: /^https?$/ })
-  .transform((v) => v.replace(/\/+$/, ''));
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
 
 export const configSchema = z.object({
   home: z.string().min(1),
@@ -56,7 +57,10 @@ export const configSchema = z.object({
       try {
         return parseAllowlist(v);
       } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^GRANARY_OUTBOUND_ALLOWLIST:?\s*/, '') });
+        ctx.addIssue({
+          code: 'custom',
+          message: (err as Error).message.replace(/^GRANARY_OUTBOUND_ALLOWLIST:?\s*/, ''),
+        });
         return z.NEVER;
       }
     }),
@@ -122,7 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 }
 
 /** Validates already-gathered settings (tests build configs with this). */
-export function parseConfig(raw: ConfigInput | Record<string, unknown>, source: Partial<Record<SettingKey, string>> = {}) {
+export function parseConfig(
+  raw: ConfigInput | Record<string, unknown>,
+  source: Partial<Record<SettingKey, string>> = {},
+) {
   const result = configSchema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -1,1 +1,8 @@
-export { type Config, ConfigError, type ConfigInput, configSchema, loadConfig, parseConfig } from './config.ts';
+export {
+  type Config,
+  ConfigError,
+  type ConfigInput,
+  configSchema,
+  loadConfig,
+  parseConfig,
+} from './config.ts';

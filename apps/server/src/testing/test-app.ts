@@ -39,7 +39,7 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
     await (await openDatabase({ pglite })).migrate();
     return pglite;
   })();
-  return openDatabase({ pglite: await (await template).clone() });
+  return openDatabase({ pglite: (await (await template).clone()) as PGlite });
 }
 
 export async function makeTempHome(): Promise<string> {

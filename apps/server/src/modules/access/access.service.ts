@@ -3,8 +3,8 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { hash, verify } from '@node-rs/argon2';
 import type { Logger } from 'pino';
-import type { Principal } from '../../platform/http/access-control.ts';
 import type { Db } from '../../platform/db/index.ts';
+import type { Principal } from '../../platform/http/access-control.ts';
 import { findUserByName, insertUserIfAbsent, listUserNames } from './access.queries.ts';
 
 export const FIRST_ADMIN_NAME = 'admin';
@@ -53,12 +53,13 @@ export type AuthResult = { ok: true; principal: Principal } | { ok: false; reaso
 /** Checks a user name and password. The same answer whether the user is unknown or the password wrong. */
 export async function authenticatePassword(db: Db, name: string, password: string): Promise<AuthResult> {
   const user = await findUserByName(db, name);
-  if (!user || !user.passwordHash) {
+  if (!user?.passwordHash) {
     // Spend the same time as a real verification so timing does not reveal which names exist.
     await verify(DUMMY_HASH, password).catch(() => false);
     return { ok: false, reason: 'bad credentials' };
   }
-  if (!(await verify(user.passwordHash, password).catch(() => false))) return { ok: false, reason: 'bad credentials' };
+  if (!(await verify(user.passwordHash, password).catch(() => false)))
+    return { ok: false, reason: 'bad credentials' };
   if (user.disabled) return { ok: false, reason: 'user disabled' };
   return { ok: true, principal: { id: user.id, name: user.name, admin: user.admin } };
 }

@@ -1,5 +1,5 @@
-import { PING_BODY, versionSchema } from '@granary/contracts';
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import { PING_BODY, versionSchema } from '@granary/contracts';
 import { z } from 'zod';
 import { readVersion } from './version.ts';
 
@@ -10,7 +10,11 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/system/ping',
     {
       config: { access: 'public' },
-      schema: { tags: ['system'], summary: 'Answers OK once the server serves', response: { 200: z.string() } },
+      schema: {
+        tags: ['system'],
+        summary: 'Answers OK once the server serves',
+        response: { 200: z.string() },
+      },
     },
     async (_request, reply) => reply.type('text/plain; charset=utf-8').send(PING_BODY),
   );

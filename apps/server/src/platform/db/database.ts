@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -61,7 +61,9 @@ function initPgliteDataDir(dataDir: string): void {
 const db = await PGlite.create(${JSON.stringify(dataDir)});
 await db.query('select 1');
 await db.close();`;
-  execFileSync(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, ['--input-type=module', '-e', code], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 function openPglite(client: PGlite): Database {
@@ -112,13 +114,21 @@ function openPostgres(url: string, max: number): Database {
   };
 }
 
+/** Rows of a raw SQL query, the same on both engines (their drivers' result shapes differ otherwise). */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
 /** Quick liveness check used by the status endpoints. */
 export async function pingDatabase(db: Db): Promise<void> {
   await db.execute(sql`select 1`);
 }
 
 /** Creates an empty database on a PostgreSQL server (tests give each suite its own). */
-export async function createScratchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchDatabase(
+  adminUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `granary_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -7,5 +7,6 @@ export {
   MIGRATIONS_FOLDER,
   openDatabase,
   pingDatabase,
+  queryRows,
 } from './database.ts';
 export * as schema from './schema.ts';

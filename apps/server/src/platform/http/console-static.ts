@@ -26,7 +26,9 @@ export async function registerConsole(app: FastifyInstance, dir: string): Promis
     return reply.header('cache-control', 'no-cache').sendFile('index.html');
   };
 
-  app.get('/ui', { config: { access: 'public' }, schema: { hide: true } }, (_req, reply) => reply.redirect('/ui/'));
+  app.get('/ui', { config: { access: 'public' }, schema: { hide: true } }, (_req, reply) =>
+    reply.redirect('/ui/'),
+  );
   // Unknown console API paths answer as the API does, not with the app's page.
   app.all('/ui/api/*', { config: { access: 'public' }, schema: { hide: true } }, async (request) => {
     throw new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}`);

@@ -13,12 +13,21 @@ describe('error handler', () => {
     });
     expect(toEnvelope(new ConflictError('exists'), request).body.errors[0]?.code).toBe('CONFLICT');
     expect(toEnvelope(new ForbiddenError(), request).status).toBe(403);
-    expect(toEnvelope(new InvalidError('bad key', 'INVALID_KEY'), request).body.errors[0]?.code).toBe('INVALID_KEY');
+    expect(toEnvelope(new InvalidError('bad key', 'INVALID_KEY'), request).body.errors[0]?.code).toBe(
+      'INVALID_KEY',
+    );
   });
 
   it('hides the message of a 5xx and names the request id instead', () => {
-    const { status, body } = toEnvelope(new Error('password authentication failed for user granary'), request);
+    const { status, body } = toEnvelope(
+      new Error('password authentication failed for user granary'),
+      request,
+    );
     expect(status).toBe(500);
-    expect(body.errors[0]).toEqual({ status: 500, code: 'INTERNAL', message: 'Internal server error (request req-1)' });
+    expect(body.errors[0]).toEqual({
+      status: 500,
+      code: 'INTERNAL',
+      message: 'Internal server error (request req-1)',
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { ErrorCode, type ErrorEnvelope } from '@granary/contracts';
 import { hasZodFastifySchemaValidationErrors } from '@fastify/type-provider-zod';
+import { ErrorCode, type ErrorEnvelope } from '@granary/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './errors.ts';
 
@@ -35,7 +35,8 @@ export function toEnvelope(error: unknown, request: FastifyRequest): { status: n
     return { status: 400, body: envelope(400, ErrorCode.Invalid, message) };
   }
   const fe = error as FastifyError;
-  const status = typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
+  const status =
+    typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
   if (status >= 500) {
     return {
       status,

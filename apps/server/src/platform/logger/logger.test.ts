@@ -33,7 +33,9 @@ describe('logging', () => {
     await logging.close();
     const files = readdirSync(dir).filter((f) => f.startsWith('server'));
     expect(files.sort()).toEqual(['server.1.log', 'server.2.log', 'server.log']);
-    const lines = files.flatMap((f) => readFileSync(path.join(dir, f), 'utf8').trim().split('\n').filter(Boolean));
+    const lines = files.flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8').trim().split('\n').filter(Boolean),
+    );
     for (const f of files) expect(readFileSync(path.join(dir, f)).length).toBeLessThan(2048 + 200);
     // the newest line is in the current file
     const current = readFileSync(path.join(dir, 'server.log'), 'utf8').trim().split('\n');
@@ -66,7 +68,9 @@ describe('logging', () => {
   it('a message logged with a secret in its text lands redacted in the file', async () => {
     const logging = createLogging({ dir, level: 'info', stdout: false, maxBytes: 1 << 20, maxFiles: 3 });
     logging.server.info('connecting to postgres://granary:dbsecret@10.1.1.1/db');
-    logging.server.error({ err: Object.assign(new Error('login failed for https://a:pw9@x'), { password: 'p' }) });
+    logging.server.error({
+      err: Object.assign(new Error('login failed for https://a:pw9@x'), { password: 'p' }),
+    });
     await logging.close();
     const text = readFileSync(path.join(dir, 'server.log'), 'utf8');
     expect(text).not.toContain('dbsecret');

@@ -36,10 +36,7 @@ function baseOptions(level: string, area: LogArea): LoggerOptions {
     // query strings and Authorization values inside messages and errors.
     hooks: {
       logMethod(args, method) {
-        method.apply(
-          this,
-          args.map((a) => redactValue(a)) as Parameters<typeof method>,
-        );
+        method.apply(this, args.map((a) => redactValue(a)) as Parameters<typeof method>);
       },
     },
   };
@@ -47,7 +44,10 @@ function baseOptions(level: string, area: LogArea): LoggerOptions {
 
 export function createLogging(opts: LoggingOptions): Logging {
   const files = new Map<LogArea, RotatingFile>(
-    LOG_FILES.map((area) => [area, new RotatingFile(path.join(opts.dir, `${area}.log`), opts.maxBytes, opts.maxFiles)]),
+    LOG_FILES.map((area) => [
+      area,
+      new RotatingFile(path.join(opts.dir, `${area}.log`), opts.maxBytes, opts.maxFiles),
+    ]),
   );
   const make = (area: LogArea) => {
     const streams: StreamEntry[] = [{ stream: files.get(area)!, level: 'trace' }];

@@ -1,9 +1,11 @@
 /** Keys whose values are secrets wherever they appear in a log object. */
-const SECRET_KEY = /pass(word|wd|phrase)?|secret|token|authorization|cookie|credential|api[-_]?key|private[-_]?key|otp/i;
+const SECRET_KEY =
+  /pass(word|wd|phrase)?|secret|token|authorization|cookie|credential|api[-_]?key|private[-_]?key|otp/i;
 /** userinfo in URLs: scheme://user:secret@host */
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
 /** query parameters that carry secrets: ?token=…&password=… */
-const SECRET_QUERY = /([?&;](?:[^=&;\s]*(?:pass(?:word)?|secret|token|key|auth|signature|sig)[^=&;\s]*)=)[^&;\s#]*/gi;
+const SECRET_QUERY =
+  /([?&;](?:[^=&;\s]*(?:pass(?:word)?|secret|token|key|auth|signature|sig)[^=&;\s]*)=)[^&;\s#]*/gi;
 /** Authorization header values that ended up in text. */
 const AUTH_SCHEME = /\b(Basic|Bearer|Token)\s+[A-Za-z0-9+/=._~-]{8,}/g;
 
@@ -26,7 +28,8 @@ export function redactValue(value: unknown, depth = 0): unknown {
     const out = new Error(redactText(value.message)) as Error & Record<string, unknown>;
     out.name = value.name;
     out.stack = value.stack ? redactText(value.stack) : undefined;
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? REDACTED : redactValue(v, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      out[k] = SECRET_KEY.test(k) ? REDACTED : redactValue(v, depth + 1);
     return out;
   }
   const out: Record<string, unknown> = {};

@@ -1,0 +1,102 @@
+import { screen, within } from '@testing-library/react';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { renderApp } from '../../../shared/test/renderApp.tsx';
+import { server } from '../../../shared/test/server.ts';
+
+const versionUrl = 'http://localhost/ui/api/v1/system/version';
+
+describe('home page (server version)', () => {
+  it('shows the version and revision the server answers at /ui/', async () => {
+    server.use(http.get(versionUrl, () => HttpResponse.json({ version: '1.4.2', revision: '9f3c2ab' })));
+
+    renderApp('/');
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'Granary' })).toBeTruthy();
+    const versionRow = (await screen.findByText('Version')).closest('tr');
+    expect(versionRow && within(versionRow).getByText('1.4.2')).toBeTruthy();
+    expect(screen.getByText('v1.4.2')).toBeTruthy();
+    expect(screen.getByText('9f3c2ab')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows a loading state until the version arrives', async () => {
+    let answer: (() => void) | undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    server.use(
+      http.get(versionUrl, async () => {
+        await answered;
+        return HttpResponse.json({ version: '1.4.2', revision: '9f3c2ab' });
+      }),
+    );
+
+    renderApp('/');
+
+    expect(await screen.findByText('Loading the server version…')).toBeTruthy();
+    answer?.();
+    expect(await screen.findByText('v1.4.2')).toBeTruthy();
+    expect(screen.queryByText('Loading the server version…')).toBeNull();
+  });
+
+  it("shows the server's error message when the API answers 500 with the error envelope", async () => {
+    server.use(
+      http.get(versionUrl, () =>
+        HttpResponse.json(
+          { errors: [{ status: 500, code: 'INTERNAL', message: 'The database is not reachable' }] },
+          { status: 500 },
+        ),
+      ),
+    );
+
+    renderApp('/');
+
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('Could not load the server version')).toBeTruthy();
+    expect(within(alert).getByText('The database is not reachable')).toBeTruthy();
+    expect(screen.queryByText('Version')).toBeNull();
+  });
+
+  it('retries on request and then shows the version', async () => {
+    let calls = 0;
+    server.use(
+      http.get(versionUrl, () => {
+        calls += 1;
+        return calls === 1
+          ? HttpResponse.json(
+              { errors: [{ status: 500, code: 'INTERNAL', message: 'Try later' }] },
+              { status: 500 },
+            )
+          : HttpResponse.json({ version: '1.4.2', revision: '9f3c2ab' });
+      }),
+    );
+
+    renderApp('/');
+
+    const retry = await screen.findByRole('button', { name: /retry/i });
+    retry.click();
+    expect(await screen.findByText('v1.4.2')).toBeTruthy();
+    expect(calls).toBe(2);
+  });
+});
+
+describe('unknown routes', () => {
+  it('spec 000 §2: an unknown path under /ui/ shows the not-found page inside the console', async () => {
+    renderApp('/some/unknown/path');
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeTruthy();
+    expect(screen.getByText('/ui/some/unknown/path')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Granary home' })).toBeTruthy();
+  });
+
+  it('the not-found page leads back home', async () => {
+    server.use(http.get(versionUrl, () => HttpResponse.json({ version: '1.4.2', revision: '9f3c2ab' })));
+    const { router } = renderApp('/404');
+
+    (await screen.findByRole('button', { name: 'Back to home' })).click();
+
+    expect(await screen.findByText('v1.4.2')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/ui');
+  });
+});

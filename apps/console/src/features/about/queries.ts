@@ -1,0 +1,11 @@
+import { versionSchema } from '@granary/contracts';
+import { queryOptions } from '@tanstack/react-query';
+import { api } from '../../shared/api/index.ts';
+
+/** spec 000 §7 start-up: `GET system/version` → `{version, revision}`; it changes only when the server is upgraded. */
+export const versionQueryOptions = () =>
+  queryOptions({
+    queryKey: ['system', 'version'],
+    queryFn: ({ signal }) => api.get('system/version', versionSchema, { signal }),
+    staleTime: 5 * 60_000,
+  });

@@ -1,0 +1,17 @@
+import { render } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { AppProviders } from '../../app/AppProviders.tsx';
+import { createQueryClient } from '../../app/queryClient.ts';
+import { appRoutes } from '../../app/routes.tsx';
+
+/** Renders the whole console (real routes, providers and query client) at a path below /ui/. */
+export function renderApp(path = '/') {
+  const router = createMemoryRouter(appRoutes, { initialEntries: [`/ui${path}`], basename: '/ui' });
+  const queryClient = createQueryClient();
+  const result = render(
+    <AppProviders queryClient={queryClient}>
+      <RouterProvider router={router} />
+    </AppProviders>,
+  );
+  return { ...result, router, queryClient };
+}

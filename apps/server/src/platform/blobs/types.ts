@@ -1,0 +1,52 @@
+/** Checksums and size of a stored blob; every digest is lowercase hex. */
+export interface BlobInfo {
+  sha256: string;
+  sha1: string;
+  md5: string;
+  size: number;
+}
+
+/** What the caller expects (client-sent checksums, declared length); hex digests in any letter case. */
+export interface ExpectedChecksums {
+  sha256?: string;
+  sha1?: string;
+  md5?: string;
+  size?: number;
+}
+
+/** Inclusive byte range, like HTTP `Range: bytes=start-end`. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Content-addressed storage of immutable bytes, keyed by SHA-256.
+ * Implementations: the filesystem (default) and S3-compatible object storage.
+ */
+export interface BlobStore {
+  readonly kind: 'filesystem' | 's3';
+  /**
+   * Streams `source` in, hashing as it goes; visible only once complete and verified.
+   * Identical content is stored once (`created: false` when it was already there).
+   * Chunks are held (not copied) until written: a source must not reuse a chunk's memory after yielding it.
+   */
+  put(
+    source: NodeJS.ReadableStream | AsyncIterable<Uint8Array>,
+    expected?: ExpectedChecksums,
+  ): Promise<BlobInfo & { created: boolean }>;
+  /** null when absent */
+  stat(sha256: string): Promise<{ size: number } | null>;
+  /**
+   * Readable stream of the blob or a byte range of it; throws BlobNotFoundError when absent.
+   * `end` past the last byte is clamped to it; a range starting past the end throws RangeError.
+   */
+  get(sha256: string, range?: ByteRange): Promise<NodeJS.ReadableStream>;
+  /** Removes the blob; absent is fine. */
+  delete(sha256: string): Promise<void>;
+  /** Every stored sha256, in no particular order (for garbage collection). */
+  list(): AsyncIterable<string>;
+  /** Removes leftovers of interrupted writes (temp files; for S3 also stale incomplete multipart uploads). */
+  purgeTemp(): Promise<{ removed: number }>;
+  close(): Promise<void>;
+}
