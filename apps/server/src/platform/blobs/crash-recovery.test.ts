@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp } from '../../testing/index.ts';
 import { createBlobStore } from './index.ts';
 
 const CHILD_SCRIPT = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
@@ -75,5 +76,34 @@ describe('filesystem blob store after a crash', () => {
     expect(await store.purgeTemp()).toEqual({ removed: 1 });
     expect(await readdir(tempDir)).toEqual([]);
     await store.close();
+  });
+
+  it('the server, restarted on a home where a 500 MB write was killed, purges the leftovers at start and shows nothing', async () => {
+    home = await mkdtemp(join(tmpdir(), 'granary-server-crash-'));
+    const tempDir = join(home, 'tmp', 'blobs');
+    const started = spawn(process.execPath, ['--import', 'tsx', CHILD_SCRIPT, home, '500'], {
+      cwd: SERVER_ROOT,
+      stdio: 'ignore',
+    });
+    child = started;
+    const exited = new Promise((resolve) => started.once('exit', resolve));
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && started.exitCode === null && (await tempBytes(tempDir)) <= 16 * MIB) {
+      await sleep(10);
+    }
+    started.kill('SIGKILL');
+    await exited;
+    expect(await tempBytes(tempDir)).toBeGreaterThan(16 * MIB);
+
+    const server = await createTestApp({}, { home });
+    try {
+      expect(await readdir(tempDir)).toEqual([]);
+      const listed: string[] = [];
+      for await (const sha of server.app.granary.blobs.list()) listed.push(sha);
+      expect(listed).toEqual([]);
+      server.app.granary.logging.flush();
+    } finally {
+      await server.close();
+    }
   });
 });
