@@ -4,5 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['packages/contracts', 'apps/server', 'apps/console'],
+    // Embedded PostgreSQL costs a few seconds and a few hundred MB per test process: keep to the cores.
+    maxWorkers: 2,
   },
 });

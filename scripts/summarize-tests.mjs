@@ -20,9 +20,10 @@ for (const file of process.argv.slice(2)) {
       `${file}: ${r.stats.expected} passed, ${r.stats.unexpected} failed, ${r.stats.skipped} skipped`,
     );
   } else {
-    // vitest (jest-compatible)
+    // vitest (jest-compatible); a run that errored outside any test, or ran none, is a failure
     passed += r.numPassedTests;
     failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+    if ((r.success === false || r.numTotalTests === 0) && r.numFailedTests === 0) failed += 1;
     skipped += r.numPendingTests + (r.numTodoTests ?? 0);
     console.log(
       `${file}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`,

@@ -7,7 +7,5 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Embedded PostgreSQL costs ~4 s and a few hundred MB per process: keep the worker count to the cores.
-    maxWorkers: 2,
   },
 });

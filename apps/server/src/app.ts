@@ -9,7 +9,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from '@fastify/type-provider-zod';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Config } from './config/index.ts';
 import { accessRoutes } from './modules/access/access.routes.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
@@ -87,11 +87,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
     const app = Fastify({
       loggerInstance: logging.server as FastifyBaseLogger,
-      disableRequestLogging: true,
+      // request.log gets one line per request from our own hook; fastify's pair of lines is off.
+      logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
       bodyLimit: config.bodyLimitBytes,
       forceCloseConnections: 'idle',
       return503OnClosing: true,
-      requestIdLogLabel: 'reqId',
       genReqId: (req) => {
         const given = req.headers['x-request-id'];
         return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
