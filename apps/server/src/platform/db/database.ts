@@ -42,7 +42,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return openPglite(opts.pglite ?? (await bootPglite(opts.dataDir)));
 }
 
-const PGLITE_CONF = ['shared_buffers = 32MB', 'work_mem = 4MB', 'maintenance_work_mem = 32MB'].join('\n');
+const PGLITE_CONF = ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 32MB'].join('\n');
 
 /** Boots embedded PostgreSQL with settings sized for a single small process. */
 export async function bootPglite(dataDir?: string): Promise<PGlite> {
