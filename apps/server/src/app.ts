@@ -11,9 +11,8 @@ import {
 } from '@fastify/type-provider-zod';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Config } from './config/index.ts';
-import { accessRoutes } from './modules/access/access.routes.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
-import { registerAuthentication } from './modules/access/authentication.ts';
+import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
 import { systemRoutes } from './modules/system/system.routes.ts';
 import { readVersion } from './modules/system/version.ts';
 import { type BlobStore, createBlobStore } from './platform/blobs/index.ts';
@@ -131,12 +130,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       app.swagger(),
     );
 
-    registerAuthentication(app, database.db, logging.security);
+    const access = registerAccessAuthentication(app, database.db, logging.security, config.baseUrl);
     registerAccessControl(app);
     registerRequestLog(app, logging.request);
 
     await app.register(systemRoutes);
-    await app.register(accessRoutes(database.db, config.baseUrl));
+    await registerAccessRoutes(app, access);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

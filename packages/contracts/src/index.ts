@@ -1,3 +1,4 @@
+export * from './access.ts';
 export * from './constants.ts';
 export * from './errors.ts';
 export * from './system.ts';

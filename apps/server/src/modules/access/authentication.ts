@@ -1,8 +1,13 @@
+import { ACCESS_MESSAGES, AccessErrorCode, CSRF_HEADER, SESSION_COOKIE } from '@granary/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
-import type { Db } from '../../platform/db/index.ts';
-import { UnauthorizedError } from '../../platform/http/errors.ts';
-import { authenticatePassword, CredentialCache } from './access.service.ts';
+import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts';
+import type { AccessContext } from './context.ts';
+import { readCookie } from './cookies.ts';
+import { TOKEN_PREFIX } from './crypto.ts';
+import { checkPassword, LockedOutError } from './login.service.ts';
+import { resolveSession } from './sessions.service.ts';
+import { authenticateToken } from './tokens.service.ts';
+import { principalOf } from './users.service.ts';
 
 function parseBasic(header: string): { name: string; password: string } | null {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
@@ -13,36 +18,85 @@ function parseBasic(header: string): { name: string; password: string } | null {
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const CSRF = CSRF_HEADER.toLowerCase();
+
 /**
- * Sets `request.principal` from HTTP Basic credentials (the access issue adds tokens and sessions).
- * Wrong credentials are refused with 401 even where anonymous access would do, as the peers do,
- * so a client never silently runs as anonymous after a typo.
+ * Sets `request.principal` from, in order: HTTP Basic (password, or an access token as the
+ * password), a Bearer access token, or the console session cookie. Wrong credentials are refused
+ * with 401 even where anonymous access would do, as the peers do, so a client never silently runs
+ * as anonymous after a typo. A state-changing request authenticated by the session cookie must carry
+ * the `X-Granary-CSRF` header (a cross-site form cannot set it), else 403.
  */
-export function registerAuthentication(app: FastifyInstance, db: Db, security: Logger): CredentialCache {
-  const cache = new CredentialCache();
+export function registerAuthentication(app: FastifyInstance, ctx: AccessContext): void {
+  const cache = ctx.credentials;
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const header = request.headers.authorization;
-    if (!header) return;
+    if (!header) return authenticateSession(ctx, request);
     const cached = cache.get(header);
     if (cached) {
       request.principal = cached;
       return;
     }
+    const meta = { ip: request.ip, requestId: request.id };
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (bearer) {
+      const result = await authenticateToken(ctx, bearer[1]!);
+      if (!result.ok) {
+        await ctx.audit.record({
+          action: 'auth.failure',
+          result: 'failure',
+          ...meta,
+          details: { method: 'bearer', reason: result.reason },
+        });
+        throw new UnauthorizedError(ACCESS_MESSAGES.badCredentials, AccessErrorCode.BadCredentials);
+      }
+      cache.set(header, result.principal);
+      request.principal = result.principal;
+      return;
+    }
     const basic = parseBasic(header);
     if (!basic) {
       if (/^Basic\s/i.test(header)) throw new UnauthorizedError('Malformed Basic credentials');
-      // Other schemes (Bearer tokens) are the access issue's; until then they authenticate no one.
       throw new UnauthorizedError('Unsupported authorization scheme');
     }
-    const result = await authenticatePassword(db, basic.name, basic.password);
-    if (!result.ok) {
-      security.warn({ event: 'auth.failure', user: basic.name, ip: request.ip, reason: result.reason });
-      throw new UnauthorizedError('Bad credentials');
+    if (basic.password.startsWith(TOKEN_PREFIX)) {
+      const result = await authenticateToken(ctx, basic.password, basic.name);
+      if (result.ok) {
+        cache.set(header, result.principal);
+        request.principal = result.principal;
+        return;
+      }
     }
-    security.info({ event: 'auth.success', user: result.principal.name, ip: request.ip, method: 'basic' });
-    cache.set(header, result.principal);
-    request.principal = result.principal;
+    const check = await checkPassword(ctx, meta, basic.name, basic.password, 'basic');
+    if (!check.ok) {
+      if (check.reason === 'locked') throw new LockedOutError();
+      if (check.reason === 'password expired')
+        throw new UnauthorizedError(ACCESS_MESSAGES.credentialsExpired, AccessErrorCode.CredentialsExpired);
+      throw new UnauthorizedError(ACCESS_MESSAGES.badCredentials, AccessErrorCode.BadCredentials);
+    }
+    const principal = await principalOf(ctx.db, check.user, 'password');
+    ctx.security.info({
+      event: 'auth.success',
+      actor: principal.name,
+      ip: request.ip,
+      method: 'basic',
+      reqId: request.id,
+    });
+    cache.set(header, principal);
+    request.principal = principal;
   });
-  return cache;
+}
+
+async function authenticateSession(ctx: AccessContext, request: FastifyRequest): Promise<void> {
+  const token = readCookie(request, SESSION_COOKIE);
+  if (!token) return;
+  const hit = await resolveSession(ctx.db, token);
+  // An unknown or expired cookie is ignored: the caller is anonymous (the console then signs in again).
+  if (hit?.session.state !== 'active' || hit.user.disabled) return;
+  if (!SAFE_METHODS.has(request.method) && !request.headers[CSRF])
+    throw new ForbiddenError(ACCESS_MESSAGES.csrfMissing, AccessErrorCode.CsrfMissing);
+  const principal = await principalOf(ctx.db, hit.user, 'session');
+  request.principal = { ...principal, sessionId: hit.session.id };
 }

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Db } from '../../platform/db/index.ts';
+import { accessRoutes } from './access.routes.ts';
+import { registerAuthentication } from './authentication.ts';
+import { type AccessContext, createAccessContext } from './context.ts';
+import { Authorizer } from './permissions.service.ts';
+
+export type { AccessContext } from './context.ts';
+export { Authorizer, type ResourceRef } from './permissions.service.ts';
+
+/** What other modules use of access: the one permission question. */
+export interface AccessModule {
+  context: AccessContext;
+  /** `await app.access.authorizer.can(request.principal, 'read', {key, rclass, path})` */
+  authorizer: Authorizer;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    access: AccessModule;
+  }
+}
+
+/** Authentication hook (before access control is registered) and the module's context. */
+export function registerAccessAuthentication(
+  app: FastifyInstance,
+  db: Db,
+  security: Logger,
+  baseUrl?: string,
+): AccessModule {
+  const context = createAccessContext(db, security, baseUrl);
+  const module: AccessModule = { context, authorizer: new Authorizer(context) };
+  app.decorate('access', module);
+  registerAuthentication(app, context);
+  return module;
+}
+
+export async function registerAccessRoutes(app: FastifyInstance, module: AccessModule): Promise<void> {
+  await app.register(accessRoutes(module.context));
+}

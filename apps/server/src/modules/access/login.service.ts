@@ -1,0 +1,365 @@
+import {
+  ACCESS_MESSAGES,
+  AccessErrorCode,
+  ANONYMOUS_USER,
+  type MfaStatusValue,
+  type UserData,
+} from '@granary/contracts';
+import { inArray } from 'drizzle-orm';
+import { generateSecret, generateURI, verify as verifyOtp } from 'otplib';
+import type { Principal } from '../../platform/http/access-control.ts';
+import { DomainError, ForbiddenError, InvalidError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
+import { projectMembers } from './access.schema.ts';
+import type { AccessContext, RequestMeta } from './context.ts';
+import { spendVerification, verifyPassword } from './crypto.ts';
+import { deleteSessionIfState } from './sessions.queries.ts';
+import { closeSession, openSession, resolveSession } from './sessions.service.ts';
+import {
+  accountKey,
+  addressKey,
+  clearThrottle,
+  lockedUntil,
+  recordFailure,
+  THROTTLE,
+} from './throttle.service.ts';
+import { auditOf, passwordIsExpired, principalOf } from './users.service.ts';
+
+export class LockedOutError extends DomainError {
+  constructor() {
+    super(429, AccessErrorCode.LockedOut, ACCESS_MESSAGES.lockedOut);
+  }
+}
+export class BadCredentialsError extends UnauthorizedError {
+  constructor() {
+    super(ACCESS_MESSAGES.badCredentials, AccessErrorCode.BadCredentials);
+  }
+}
+/** The password is right but expired: the console goes to change-password (spec 000 §8). */
+export class CredentialsExpiredError extends DomainError {
+  constructor(code: string = AccessErrorCode.CredentialsExpired) {
+    super(
+      403,
+      code,
+      code === AccessErrorCode.PasswordExpired
+        ? ACCESS_MESSAGES.passwordExpired
+        : ACCESS_MESSAGES.credentialsExpired,
+    );
+  }
+}
+
+export type PasswordCheck =
+  | { ok: true; user: UserRow }
+  | {
+      ok: false;
+      reason: 'locked' | 'bad credentials' | 'user disabled' | 'password expired';
+      user?: UserRow;
+    };
+
+/**
+ * Checks a name and password with brute-force throttling per account and per address. Unknown names
+ * cost the same time and are throttled like known ones, so no answer reveals which names exist.
+ */
+export async function checkPassword(
+  ctx: AccessContext,
+  meta: Pick<RequestMeta, 'ip' | 'requestId'>,
+  name: string,
+  password: string,
+  channel: string,
+): Promise<PasswordCheck> {
+  const keys = [accountKey(name), addressKey(meta.ip)];
+  if (await lockedUntil(ctx.db, keys)) {
+    await spendVerification(password);
+    await ctx.audit.record({
+      action: 'login.locked',
+      result: 'denied',
+      actor: name,
+      ip: meta.ip,
+      requestId: meta.requestId,
+      details: { channel },
+    });
+    return { ok: false, reason: 'locked' };
+  }
+  const user = await findUserByName(ctx.db, name);
+  let verified = false;
+  if (user?.passwordHash) verified = await verifyPassword(user.passwordHash, password);
+  else await spendVerification(password);
+  if (!user || !verified || user.disabled) {
+    const reason = user && verified ? 'user disabled' : 'bad credentials';
+    const locked = await recordFailure(ctx.db, [
+      { key: accountKey(name), limit: THROTTLE.accountLimit },
+      { key: addressKey(meta.ip), limit: THROTTLE.addressLimit },
+    ]);
+    await ctx.audit.record({
+      action: 'login.failure',
+      result: 'failure',
+      actor: name,
+      ip: meta.ip,
+      requestId: meta.requestId,
+      details: { channel, reason },
+    });
+    if (locked)
+      await ctx.audit.record({
+        action: 'login.lockout',
+        result: 'denied',
+        actor: name,
+        ip: meta.ip,
+        requestId: meta.requestId,
+      });
+    return { ok: false, reason };
+  }
+  await clearThrottle(ctx.db, accountKey(name));
+  if (passwordIsExpired(user, (await ctx.settings.get()).passwordPolicy)) {
+    await ctx.audit.record({
+      action: 'login.expired',
+      result: 'denied',
+      actor: user.name,
+      ip: meta.ip,
+      requestId: meta.requestId,
+      details: { channel },
+    });
+    return { ok: false, reason: 'password expired', user };
+  }
+  return { ok: true, user };
+}
+
+function throwFor(check: Exclude<PasswordCheck, { ok: true }>, expiredCode: string): never {
+  if (check.reason === 'locked') throw new LockedOutError();
+  if (check.reason === 'password expired') throw new CredentialsExpiredError(expiredCode);
+  throw new BadCredentialsError();
+}
+
+async function isProjectAdmin(ctx: AccessContext, principal: Principal): Promise<boolean> {
+  const names = [
+    ...(principal.groups ?? []).map((g) => ({ kind: 'group', name: g.toLowerCase() })),
+    { kind: 'user', name: principal.name.toLowerCase() },
+  ];
+  const rows = await ctx.db
+    .select({ roles: projectMembers.roles, kind: projectMembers.kind, name: projectMembers.name })
+    .from(projectMembers)
+    .where(
+      inArray(
+        projectMembers.name,
+        names.map((n) => n.name),
+      ),
+    );
+  return rows.some(
+    (r) =>
+      names.some((n) => n.kind === r.kind && n.name === r.name) &&
+      (r.roles as string[]).includes('Project Admin'),
+  );
+}
+
+/** User data (spec 000 §3) for a signed-in user. */
+export async function userDataOf(
+  ctx: AccessContext,
+  user: UserRow,
+  mfaStatus: MfaStatusValue,
+): Promise<UserData> {
+  const principal = await principalOf(ctx.db, user, 'session');
+  const settings = await ctx.settings.get();
+  return {
+    name: user.name,
+    realm: user.realm,
+    admin: principal.admin,
+    mfaStatus,
+    email: user.email,
+    anonymous: false,
+    anonAccessEnabled: settings.anonymousAccess,
+    projectAdmin: principal.admin || (await isProjectAdmin(ctx, principal)),
+    groups: principal.groups ?? [],
+    existsInDB: true,
+    profileUpdatable: user.profileUpdatable,
+    requireProfilePassword: false,
+    requireProfileUnlock: false,
+  };
+}
+
+export async function anonymousUserData(ctx: AccessContext): Promise<UserData> {
+  const settings = await ctx.settings.get();
+  return {
+    name: ANONYMOUS_USER,
+    realm: 'internal',
+    admin: false,
+    mfaStatus: 'NONE',
+    email: null,
+    anonymous: true,
+    anonAccessEnabled: settings.anonymousAccess,
+    projectAdmin: false,
+    groups: [],
+    existsInDB: false,
+    profileUpdatable: false,
+    requireProfilePassword: false,
+    requireProfileUnlock: false,
+  };
+}
+
+export interface SessionGrant {
+  token: string;
+  maxAgeSeconds: number | null;
+  userData: UserData;
+}
+
+/**
+ * Console login (spec 000 §4): a full session, or — when the user has MFA, or every user must
+ * enrol — a pending session that only lets the user finish MFA (mfaStatus VERIFY or ENROLL).
+ */
+export async function consoleLogin(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  name: string,
+  password: string,
+  rememberMe: boolean,
+  expiredCode: string,
+): Promise<SessionGrant> {
+  const check = await checkPassword(ctx, meta, name, password, 'console');
+  if (!check.ok) throwFor(check, expiredCode);
+  return startSession(ctx, meta, check.user, rememberMe);
+}
+
+/** Opens the session after the password was proven (login, reset, change). */
+export async function startSession(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  user: UserRow,
+  rememberMe: boolean,
+): Promise<SessionGrant> {
+  const settings = await ctx.settings.get();
+  const mfaStatus: MfaStatusValue = user.mfaSecret ? 'VERIFY' : settings.mfaRequired ? 'ENROLL' : 'NONE';
+  const opened = await openSession(
+    ctx.db,
+    user,
+    mfaStatus === 'NONE' ? 'active' : 'mfa',
+    rememberMe,
+    meta.ip,
+  );
+  if (mfaStatus === 'NONE') await updateUserRow(ctx.db, user.id, { lastLoginAt: new Date() });
+  await ctx.audit.record({
+    action: mfaStatus === 'NONE' ? 'login.success' : 'login.mfa-pending',
+    result: 'success',
+    actor: user.name,
+    ip: meta.ip,
+    requestId: meta.requestId,
+    details: { rememberMe },
+  });
+  return {
+    token: opened.token,
+    maxAgeSeconds: opened.maxAgeSeconds,
+    userData: await userDataOf(ctx, user, mfaStatus),
+  };
+}
+
+export async function logout(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  sessionToken: string | undefined,
+): Promise<void> {
+  if (!sessionToken) return;
+  const hit = await resolveSession(ctx.db, sessionToken);
+  if (!hit) return;
+  await closeSession(ctx.db, hit.session.id);
+  await ctx.audit.record({ ...auditOf(meta), actor: hit.user.name, action: 'logout', result: 'success' });
+}
+
+// --------------------------------------------------------------------------------------------
+// MFA: TOTP (RFC 6238), 30 s steps, 6 digits, ±1 step of clock drift; a code works once.
+// --------------------------------------------------------------------------------------------
+
+export const MFA_ISSUER = 'Granary';
+
+/** The user an MFA call is about: a pending-MFA session, or a signed-in user enrolling from the profile. */
+async function mfaSubject(ctx: AccessContext, principal: Principal | null, sessionToken: string | undefined) {
+  if (sessionToken) {
+    const hit = await resolveSession(ctx.db, sessionToken);
+    if (hit?.session.state === 'mfa' && !hit.user.disabled) return { user: hit.user, pending: hit.session };
+  }
+  if (principal) {
+    const user = await findUserById(ctx.db, principal.id);
+    if (user) return { user, pending: undefined };
+  }
+  // spec 000 §8: a 403 sends the console back to login.
+  throw new ForbiddenError('Sign in first');
+}
+
+/** `GET auth/mfa/enroll/{x}`: a new secret and its otpauth URI; it becomes the user's once a code verifies. */
+export async function enrollMfa(
+  ctx: AccessContext,
+  principal: Principal | null,
+  sessionToken: string | undefined,
+) {
+  const { user, pending } = await mfaSubject(ctx, principal, sessionToken);
+  if (pending && user.mfaSecret) throw new ForbiddenError('Already enrolled: verify a code');
+  const secret = generateSecret();
+  await updateUserRow(ctx.db, user.id, { mfaPendingSecret: secret });
+  return {
+    secret,
+    otpauthUri: generateURI({ issuer: MFA_ISSUER, label: user.name, secret }),
+    issuer: MFA_ISSUER,
+    account: user.name,
+  };
+}
+
+/**
+ * `POST auth/mfa/verify/{x}`: checks the code against the enrolled secret (VERIFY) or the secret
+ * being enrolled (ENROLL). With a pending session it then opens the real session (a new id).
+ */
+export async function verifyMfa(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  sessionToken: string | undefined,
+  otp: string,
+): Promise<SessionGrant | { userData: UserData; token?: undefined }> {
+  const { user, pending } = await mfaSubject(ctx, meta.principal, sessionToken);
+  const enrolling = pending ? !user.mfaSecret : true;
+  const secret = enrolling ? user.mfaPendingSecret : user.mfaSecret;
+  if (!secret) throw new InvalidError('Enrol first', AccessErrorCode.MfaRequired);
+  if (await lockedUntil(ctx.db, [accountKey(user.name)])) throw new LockedOutError();
+  const result = await verifyOtp({
+    secret,
+    token: otp,
+    epochTolerance: 30,
+    afterTimeStep: user.mfaLastStep ?? undefined,
+  }).catch(() => ({ valid: false as const }));
+  if (!result.valid) {
+    const locked = await recordFailure(ctx.db, [
+      { key: accountKey(user.name), limit: THROTTLE.accountLimit },
+    ]);
+    await ctx.audit.record({ ...auditOf(meta), actor: user.name, action: 'mfa.failure', result: 'failure' });
+    if (locked && pending) await deleteSessionIfState(ctx.db, pending.id, 'mfa');
+    throw new InvalidError(ACCESS_MESSAGES.invalidOtp, AccessErrorCode.InvalidOtp);
+  }
+  await updateUserRow(ctx.db, user.id, {
+    mfaLastStep: (result as { timeStep?: number }).timeStep ?? Math.floor(Date.now() / 30_000),
+    ...(enrolling ? { mfaSecret: secret, mfaPendingSecret: null } : {}),
+  });
+  await ctx.audit.record({
+    ...auditOf(meta),
+    actor: user.name,
+    action: enrolling ? 'mfa.enroll' : 'mfa.verify',
+    result: 'success',
+  });
+  if (!pending) return { userData: await userDataOf(ctx, (await findUserById(ctx.db, user.id))!, 'NONE') };
+  // Only one request can turn a pending session into a real one.
+  if (!(await deleteSessionIfState(ctx.db, pending.id, 'mfa'))) throw new ForbiddenError('Sign in first');
+  const opened = await openSession(ctx.db, user, 'active', pending.rememberMe, meta.ip);
+  await updateUserRow(ctx.db, user.id, { lastLoginAt: new Date() });
+  await ctx.audit.record({
+    action: 'login.success',
+    result: 'success',
+    actor: user.name,
+    ip: meta.ip,
+    requestId: meta.requestId,
+    details: { mfa: true },
+  });
+  return {
+    token: opened.token,
+    maxAgeSeconds: opened.maxAgeSeconds,
+    userData: await userDataOf(ctx, user, 'NONE'),
+  };
+}
+
+/** An admin removes a user's authenticator (the user enrols again at the next sign-in if required). */
+export async function resetMfa(ctx: AccessContext, meta: RequestMeta, user: UserRow): Promise<void> {
+  await updateUserRow(ctx.db, user.id, { mfaSecret: null, mfaPendingSecret: null, mfaLastStep: null });
+  await ctx.audit.record({ ...auditOf(meta), action: 'mfa.reset', target: user.name, result: 'success' });
+}

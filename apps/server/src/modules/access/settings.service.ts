@@ -1,0 +1,68 @@
+import {
+  DEFAULT_PASSWORD_POLICY,
+  mailSettingsSchema,
+  passwordPolicySchema,
+  type SecurityConfig,
+  type SecurityConfigPatch,
+  securityConfigSchema,
+} from '@granary/contracts';
+import type { Db } from '../../platform/db/index.ts';
+import { readSetting, writeSetting } from './settings.queries.ts';
+
+const KEY = 'security';
+
+/** Defaults: anonymous access off, MFA optional, self-registration off, no mail server. */
+export const DEFAULT_SECURITY_CONFIG: SecurityConfig = {
+  anonymousAccess: false,
+  mfaRequired: false,
+  selfRegistration: false,
+  passwordPolicy: DEFAULT_PASSWORD_POLICY,
+  mail: mailSettingsSchema.parse({}),
+};
+
+/**
+ * The security settings, stored in the settings table. Read often (every anonymous request asks
+ * whether anonymous access is on), so kept for a few seconds; a change on this node is seen at once,
+ * on other nodes within the cache lifetime.
+ */
+export class SecuritySettings {
+  private cached: { value: SecurityConfig; at: number } | undefined;
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = 5_000,
+  ) {}
+
+  async get(): Promise<SecurityConfig> {
+    if (this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached.value;
+    const stored = (await readSetting(this.db, KEY)) as Partial<SecurityConfig> | undefined;
+    const value = securityConfigSchema.parse({
+      ...DEFAULT_SECURITY_CONFIG,
+      ...stored,
+      passwordPolicy: passwordPolicySchema.parse({ ...DEFAULT_PASSWORD_POLICY, ...stored?.passwordPolicy }),
+      mail: mailSettingsSchema.parse({ ...DEFAULT_SECURITY_CONFIG.mail, ...stored?.mail }),
+    });
+    this.cached = { value, at: Date.now() };
+    return value;
+  }
+
+  async update(patch: SecurityConfigPatch): Promise<SecurityConfig> {
+    const current = await this.get();
+    const mail = { ...current.mail, ...patch.mail };
+    // The mail password is write only: absent keeps it, null clears it.
+    if (patch.mail && !('password' in patch.mail)) mail.password = current.mail.password;
+    const next = securityConfigSchema.parse({
+      ...current,
+      ...patch,
+      passwordPolicy: { ...current.passwordPolicy, ...patch.passwordPolicy },
+      mail,
+    });
+    await writeSetting(this.db, KEY, next);
+    this.cached = { value: next, at: Date.now() };
+    return next;
+  }
+}
+
+/** The configuration as answered to an admin: the mail password never leaves the server. */
+export function publicSecurityConfig(config: SecurityConfig): SecurityConfig {
+  return { ...config, mail: { ...config.mail, password: config.mail.password ? null : undefined } };
+}

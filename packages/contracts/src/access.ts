@@ -1,0 +1,500 @@
+import { z } from 'zod';
+import { PROJECT_KEY_MAX_LENGTH } from './constants.ts';
+
+/**
+ * Access: users, groups, permission targets, tokens, console sessions, MFA, passwords, projects.
+ * Shapes are shared by server and console (spec 000 §3, §4, §7, §8; spec 001 §5; DESIGN.md
+ * "Access model" and "Public REST API"). Console calls live under `/ui/api/v1/` with the spec's
+ * path kept as written; the REST calls live under `/api/security/`.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Constants, headers, cookie, error codes and messages
+// ---------------------------------------------------------------------------------------------
+
+/** Cookie that carries the console session (HttpOnly, SameSite=Lax, Secure over HTTPS). */
+export const SESSION_COOKIE = 'granary_session';
+/** Header every state-changing console call authenticated by the session cookie must carry. */
+export const CSRF_HEADER = 'X-Granary-CSRF';
+export const CSRF_HEADER_VALUE = '1';
+/** The user that anonymous requests act as, when an admin enabled anonymous access. */
+export const ANONYMOUS_USER = 'anonymous';
+/** Query parameter of `POST ui/auth/login` (spec 000 §7). */
+export const REMEMBER_ME_QUERY = '_spring_security_remember_me';
+
+/** Stable error codes of the access calls; the console switches on these, never on messages. */
+export const AccessErrorCode = {
+  /** ui/auth/login: the password expired; go to change-password with the username (spec 000 §8). */
+  CredentialsExpired: 'CREDENTIALS_EXPIRED',
+  /** access/auth/login: the first error's code says the password expired (spec 000 §8). */
+  PasswordExpired: 'PASSWORD_EXPIRED',
+  BadCredentials: 'BAD_CREDENTIALS',
+  /** Too many failures for this name or address; the same answer for unknown users. */
+  LockedOut: 'LOCKED_OUT',
+  /** A state-changing call with the session cookie but no CSRF header. */
+  CsrfMissing: 'CSRF_MISSING',
+  /** Login answered mfaStatus ENROLL/VERIFY; the MFA step is not done yet. */
+  MfaRequired: 'MFA_REQUIRED',
+  InvalidOtp: 'INVALID_OTP',
+  InvalidKey: 'INVALID_KEY',
+  WeakPassword: 'WEAK_PASSWORD',
+  SessionExpired: 'SESSION_EXPIRED',
+} as const;
+export type AccessErrorCode = (typeof AccessErrorCode)[keyof typeof AccessErrorCode];
+
+/** The spec's exact user-facing texts (spec 000 §8, spec 001 §5, §8) and the server's own. */
+export const ACCESS_MESSAGES = {
+  // spec 000 §4, §8 and spec 001 §8
+  notAuthorized: 'You are not authorized to view this page',
+  otpFailure: 'something went wrong',
+  forgotPasswordFailure: "Email wasn't sent",
+  resetPasswordFailure: 'Failed to reset the password',
+  changePasswordFailure: 'Failed to change password',
+  identityTokenCopied: 'Copied to clipboard',
+  identityTokenFailure: 'Failed to generate Identity token',
+  projectCreateFailure: 'Failed to create a project',
+  // spec 000 §5, spec 001 §5
+  projectKeyLowercase: 'Project key must start with a lowercase character',
+  // ours (spec: "not shown")
+  projectKeyMaxLength: `Project key must be at most ${PROJECT_KEY_MAX_LENGTH} characters`,
+  projectKeyCharacters: 'Project key may contain only lowercase letters, digits and hyphens',
+  badCredentials: 'Bad credentials',
+  credentialsExpired: 'Credentials expired',
+  passwordExpired: 'Password expired',
+  /** Identical whether or not the user exists. */
+  lockedOut: 'Too many failed sign-in attempts. Try again later.',
+  csrfMissing: `Missing ${CSRF_HEADER} header`,
+  invalidOtp: 'Invalid one-time code',
+  invalidResetKey: 'The reset link is invalid or has expired',
+  forgotPasswordSent: 'If the user exists and has an email address, a reset link was sent',
+  passwordsDoNotMatch: 'Passwords do not match',
+  wrongOldPassword: 'The current password is wrong',
+  userRequired: 'User name is required',
+  passwordRequired: 'Password is required',
+} as const;
+
+/** Texts of the default password policy (minimum length and character classes are configurable). */
+export function passwordTooShortMessage(minLength: number): string {
+  return `Password must be at least ${minLength} characters`;
+}
+export function passwordClassesMessage(minClasses: number): string {
+  return `Password must contain at least ${minClasses} of: lowercase letters, uppercase letters, digits, other characters`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Password policy (also used by the console to validate before sending)
+// ---------------------------------------------------------------------------------------------
+
+export const passwordPolicySchema = z.strictObject({
+  minLength: z.number().int().min(1).max(256).default(8),
+  /** How many of lowercase, uppercase, digits, other characters a password needs. */
+  minClasses: z.number().int().min(1).max(4).default(3),
+  /** Days until a password expires; 0 = never. */
+  expiresDays: z.number().int().min(0).max(3650).default(0),
+});
+export type PasswordPolicy = z.infer<typeof passwordPolicySchema>;
+export const DEFAULT_PASSWORD_POLICY: PasswordPolicy = { minLength: 8, minClasses: 3, expiresDays: 0 };
+
+/** The messages a password breaks, empty when it passes the policy. */
+export function passwordProblems(
+  password: string,
+  policy: PasswordPolicy = DEFAULT_PASSWORD_POLICY,
+): string[] {
+  const problems: string[] = [];
+  if (password.length < policy.minLength) problems.push(passwordTooShortMessage(policy.minLength));
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/].filter((re) => re.test(password)).length;
+  if (classes < policy.minClasses) problems.push(passwordClassesMessage(policy.minClasses));
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Console login (spec 000 §3, §4, §7)
+// ---------------------------------------------------------------------------------------------
+
+export const MfaStatus = { Enroll: 'ENROLL', Verify: 'VERIFY', None: 'NONE' } as const;
+export const mfaStatusSchema = z.enum(['ENROLL', 'VERIFY', 'NONE']);
+export type MfaStatusValue = z.infer<typeof mfaStatusSchema>;
+/** The authenticator the console sets on a VERIFY answer (spec 000 §4: "the Google type"). */
+export const MFA_AUTHENTICATOR_GOOGLE = 'GOOGLE';
+
+/** `POST ui/auth/login?_spring_security_remember_me={bool}` body (spec 000 §7). */
+export const uiLoginRequestSchema = z.strictObject({
+  user: z.string().min(1, ACCESS_MESSAGES.userRequired),
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+  type: z.literal('login').optional(),
+});
+export type UiLoginRequest = z.infer<typeof uiLoginRequestSchema>;
+
+/** `POST access/auth/login` body (spec 000 §7). */
+export const accessLoginRequestSchema = z.strictObject({
+  username: z.string().min(1, ACCESS_MESSAGES.userRequired),
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+  rememberMe: z.boolean().optional(),
+});
+export type AccessLoginRequest = z.infer<typeof accessLoginRequestSchema>;
+
+/**
+ * User data (spec 000 §3): the answer of both logins, of the MFA verify calls, of reset/change
+ * password and of `GET ui/auth/current`. The anonymous visitor is `{name: 'anonymous', anonymous: true}`.
+ */
+export const userDataSchema = z.object({
+  name: z.string(),
+  /** `internal`; `saml` marks a SAML user, `oauth` an OAuth user. */
+  realm: z.string(),
+  admin: z.boolean(),
+  mfaStatus: mfaStatusSchema,
+  email: z.string().nullable(),
+  anonymous: z.boolean(),
+  /** Whether anonymous access is enabled on the platform (spec 000 §4 application start). */
+  anonAccessEnabled: z.boolean(),
+  /** Member of a project with the Project Admin role (spec 000 §6 project administrator). */
+  projectAdmin: z.boolean(),
+  groups: z.array(z.string()),
+  existsInDB: z.boolean(),
+  profileUpdatable: z.boolean(),
+  requireProfilePassword: z.boolean(),
+  requireProfileUnlock: z.boolean(),
+});
+export type UserData = z.infer<typeof userDataSchema>;
+
+/** `GET access/api/ui/security/loginRelatedData` (spec 000 §3, §7). */
+export const loginRelatedDataSchema = z.object({
+  forgotPassword: z.boolean(),
+  canRememberMe: z.boolean(),
+  ssoProviderLink: z.string().nullable(),
+});
+export type LoginRelatedData = z.infer<typeof loginRelatedDataSchema>;
+
+/** `GET ui/auth/redirect?redirectTo=` answer: a same-origin path, `/ui/` when the asked one is not. */
+export const loginRedirectSchema = z.object({ url: z.string() });
+/** `GET autoRedirectState` (spec 000 §7). */
+export const autoRedirectStateSchema = z.object({ isAutoRedirectLogin: z.boolean() });
+/** `GET access/mode` (spec 000 §7, response not shown: ours). */
+export const accessModeSchema = z.object({ mode: z.literal('internal') });
+
+// ---------------------------------------------------------------------------------------------
+// MFA (spec 000 §4, §7)
+// ---------------------------------------------------------------------------------------------
+
+/** `GET auth/mfa/enroll/{x}` and `access/auth/mfa/enroll/{x}`: a new TOTP secret (RFC 6238). */
+export const mfaEnrollResponseSchema = z.object({
+  secret: z.string(),
+  otpauthUri: z.string(),
+  issuer: z.string(),
+  account: z.string(),
+});
+export type MfaEnrollResponse = z.infer<typeof mfaEnrollResponseSchema>;
+
+/** `POST auth/mfa/verify/{x}` body: the code and the authenticator type. Answer: user data. */
+export const mfaVerifyRequestSchema = z.strictObject({
+  otp: z.string().regex(/^\d{6}$/, ACCESS_MESSAGES.invalidOtp),
+  type: z.string().optional(),
+});
+export type MfaVerifyRequest = z.infer<typeof mfaVerifyRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Forgot / reset / change password (spec 000 §4, §7, §8)
+// ---------------------------------------------------------------------------------------------
+
+/** `POST ui/auth/forgotpassword` */
+export const forgotPasswordRequestSchema = z.strictObject({
+  user: z.string().min(1, ACCESS_MESSAGES.userRequired),
+});
+export const forgotPasswordResponseSchema = z.object({ message: z.string() });
+/** `POST validatetoken?key=` answer (spec 000 §3 "Key validation response: user"). */
+export const validateKeyResponseSchema = z.object({ user: z.string() });
+/** `POST ui/auth/resetpassword?key=` body; answer: user data (signed in, rememberMe false). */
+export const resetPasswordRequestSchema = z.strictObject({
+  user: z.string().min(1, ACCESS_MESSAGES.userRequired),
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+});
+/** `POST changePassword?prefix=changePassword` body; answer: user data (signed in, rememberMe false). */
+export const changePasswordRequestSchema = z
+  .strictObject({
+    userName: z.string().min(1, ACCESS_MESSAGES.userRequired),
+    oldPassword: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+    newPassword1: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+    newPassword2: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+  })
+  .refine((v) => v.newPassword1 === v.newPassword2, {
+    message: ACCESS_MESSAGES.passwordsDoNotMatch,
+    path: ['newPassword2'],
+  });
+export type ChangePasswordRequest = z.infer<typeof changePasswordRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Users (REST `/api/security/users`)
+// ---------------------------------------------------------------------------------------------
+
+const principalName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'Name may contain letters, digits, ".", "_", "@" and "-"');
+export const userNameSchema = principalName;
+
+/** `GET /api/security/users/{name}`. */
+export const userSchema = z.object({
+  name: z.string(),
+  email: z.string().nullable(),
+  admin: z.boolean(),
+  disabled: z.boolean(),
+  /** Locked out by too many failed sign-ins; `POST /api/security/users/{name}/unlock` clears it. */
+  locked: z.boolean(),
+  passwordExpired: z.boolean(),
+  profileUpdatable: z.boolean(),
+  mfaEnabled: z.boolean(),
+  realm: z.string(),
+  groups: z.array(z.string()),
+  lastLoggedIn: z.string().nullable(),
+});
+export type User = z.infer<typeof userSchema>;
+
+/** `PUT /api/security/users/{name}` creates (201, password required) or replaces; unknown fields → 400. */
+export const userWriteSchema = z.strictObject({
+  name: principalName.optional(),
+  email: z.email().nullable().optional(),
+  /** Write only. */
+  password: z.string().min(1).optional(),
+  admin: z.boolean().optional(),
+  disabled: z.boolean().optional(),
+  /** true forces a password change at the next sign-in. */
+  passwordExpired: z.boolean().optional(),
+  profileUpdatable: z.boolean().optional(),
+  groups: z.array(principalName).optional(),
+});
+export type UserWrite = z.infer<typeof userWriteSchema>;
+
+export const userListItemSchema = z.object({ name: z.string(), uri: z.string(), realm: z.string() });
+
+// ---------------------------------------------------------------------------------------------
+// Groups (REST `/api/security/groups`)
+// ---------------------------------------------------------------------------------------------
+
+export const groupSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  adminPrivileges: z.boolean(),
+  autoJoin: z.boolean(),
+  realm: z.string(),
+  members: z.array(z.string()),
+});
+export type Group = z.infer<typeof groupSchema>;
+
+export const groupWriteSchema = z.strictObject({
+  name: principalName.optional(),
+  description: z.string().max(1024).optional(),
+  adminPrivileges: z.boolean().optional(),
+  /** New users join this group automatically. */
+  autoJoin: z.boolean().optional(),
+  members: z.array(principalName).optional(),
+});
+export type GroupWrite = z.infer<typeof groupWriteSchema>;
+
+export const namedListItemSchema = z.object({ name: z.string(), uri: z.string() });
+
+// ---------------------------------------------------------------------------------------------
+// Permission targets (REST `/api/security/permissions`)
+// ---------------------------------------------------------------------------------------------
+
+export const PERMISSION_ACTIONS = ['read', 'annotate', 'write', 'delete', 'manage'] as const;
+export const permissionActionSchema = z.enum(PERMISSION_ACTIONS);
+export type PermissionAction = z.infer<typeof permissionActionSchema>;
+/** Repository tokens of a target's `repositories` besides repository keys. */
+export const ANY_REPOSITORY = 'ANY';
+export const ANY_LOCAL_REPOSITORY = 'ANY LOCAL';
+export const ANY_REMOTE_REPOSITORY = 'ANY REMOTE';
+export const REPOSITORY_CLASSES = ['local', 'remote', 'virtual'] as const;
+export type RepositoryClass = (typeof REPOSITORY_CLASSES)[number];
+
+const actionsMap = z.record(principalName, z.array(permissionActionSchema));
+export const permissionResourceSchema = z.strictObject({
+  /** Repository keys, `ANY`, `ANY LOCAL`, `ANY REMOTE` (builds and release bundles: names or `ANY`). */
+  repositories: z.array(z.string().min(1)).default([]),
+  /** Ant-style path patterns (`**`, `*`, `?`); default `**`. */
+  include_patterns: z.array(z.string().min(1)).default(['**']),
+  exclude_patterns: z.array(z.string().min(1)).default([]),
+  actions: z
+    .strictObject({
+      users: actionsMap.default({}),
+      groups: actionsMap.default({}),
+    })
+    .default({ users: {}, groups: {} }),
+});
+export type PermissionResource = z.infer<typeof permissionResourceSchema>;
+
+export const permissionTargetSchema = z.strictObject({
+  name: z.string().min(1).max(128),
+  repo: permissionResourceSchema.optional(),
+  build: permissionResourceSchema.optional(),
+  releaseBundle: permissionResourceSchema.optional(),
+});
+export type PermissionTarget = z.infer<typeof permissionTargetSchema>;
+/** PUT body: the name comes from the path and may be repeated in the body. */
+export const permissionTargetWriteSchema = permissionTargetSchema.extend({
+  name: z.string().min(1).max(128).optional(),
+});
+export type PermissionTargetWrite = z.infer<typeof permissionTargetWriteSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Access tokens (REST `/api/security/tokens`) and identity tokens (spec 000 §7)
+// ---------------------------------------------------------------------------------------------
+
+/** A token acts with its owner's rights (`user`), or as admin if the owner is one (`admin`). */
+export const TOKEN_SCOPES = ['applied-permissions/user', 'applied-permissions/admin'] as const;
+export const tokenScopeSchema = z.enum(TOKEN_SCOPES);
+export const tokenCreateRequestSchema = z.strictObject({
+  username: principalName.optional(),
+  scope: tokenScopeSchema.optional(),
+  /** Seconds; 0 or absent = no expiry. */
+  expires_in: z.number().int().min(0).optional(),
+  description: z.string().max(1024).optional(),
+});
+export type TokenCreateRequest = z.infer<typeof tokenCreateRequestSchema>;
+export const tokenCreateResponseSchema = z.object({
+  token_id: z.string(),
+  access_token: z.string(),
+  expires_in: z.number().int().nullable(),
+  scope: z.string(),
+  token_type: z.literal('Bearer'),
+});
+export type TokenCreateResponse = z.infer<typeof tokenCreateResponseSchema>;
+export const tokenInfoSchema = z.object({
+  token_id: z.string(),
+  subject: z.string(),
+  scope: z.string(),
+  description: z.string().nullable(),
+  /** Epoch seconds, or null for no expiry. */
+  expiry: z.number().int().nullable(),
+  issued_at: z.number().int(),
+  last_used: z.number().int().nullable(),
+  kind: z.enum(['access', 'identity']),
+});
+export type TokenInfo = z.infer<typeof tokenInfoSchema>;
+export const tokenListSchema = z.object({ tokens: z.array(tokenInfoSchema) });
+
+/** `POST ui/userIdentifyToken/{name}` body (spec 000 §7). */
+export const identityTokenRequestSchema = z.strictObject({
+  description: z.string().max(1024).optional(),
+  includeReferenceToken: z.boolean().optional(),
+  /** Seconds; 0 or absent = no expiry. */
+  expiresIn: z.number().int().min(0).optional(),
+});
+export const identityTokenResponseSchema = z.object({
+  token_id: z.string(),
+  access_token: z.string(),
+  /** The token to paste into clients (spec 000 §7 "reads reference_token"). */
+  reference_token: z.string(),
+  expires_in: z.number().int().nullable(),
+});
+export type IdentityTokenResponse = z.infer<typeof identityTokenResponseSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Security configuration (admin): anonymous access, MFA, password policy, lockout, mail
+// ---------------------------------------------------------------------------------------------
+
+export const mailSettingsSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  host: z.string().default(''),
+  port: z.number().int().min(1).max(65535).default(25),
+  /** Implicit TLS (SMTPS); otherwise STARTTLS when the server offers it. */
+  secure: z.boolean().default(false),
+  username: z.string().default(''),
+  /** Write only: answers show `null` when set. */
+  password: z.string().nullable().optional(),
+  from: z.string().default('granary@localhost'),
+});
+export type MailSettings = z.infer<typeof mailSettingsSchema>;
+
+export const securityConfigSchema = z.strictObject({
+  anonymousAccess: z.boolean(),
+  /** Every user must enrol a TOTP authenticator at the next sign-in. */
+  mfaRequired: z.boolean(),
+  selfRegistration: z.boolean(),
+  passwordPolicy: passwordPolicySchema,
+  mail: mailSettingsSchema,
+});
+export type SecurityConfig = z.infer<typeof securityConfigSchema>;
+export const securityConfigPatchSchema = z.strictObject({
+  anonymousAccess: z.boolean().optional(),
+  mfaRequired: z.boolean().optional(),
+  selfRegistration: z.boolean().optional(),
+  passwordPolicy: passwordPolicySchema.partial().optional(),
+  mail: mailSettingsSchema.partial().optional(),
+});
+export type SecurityConfigPatch = z.infer<typeof securityConfigPatchSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Audit
+// ---------------------------------------------------------------------------------------------
+
+export const auditEventSchema = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  actor: z.string().nullable(),
+  action: z.string(),
+  target: z.string().nullable(),
+  ip: z.string().nullable(),
+  result: z.enum(['success', 'failure', 'denied']),
+  requestId: z.string().nullable(),
+});
+export type AuditEvent = z.infer<typeof auditEventSchema>;
+export const auditListSchema = z.object({ events: z.array(auditEventSchema) });
+
+// ---------------------------------------------------------------------------------------------
+// Projects (spec 000 §3, §5, §7; spec 001 §3, §5, §9) — `/ui/api/v1/projects`, `/ui/api/v1/access/projects`
+// ---------------------------------------------------------------------------------------------
+
+export const projectKeySchema = z
+  .string()
+  .min(1, ACCESS_MESSAGES.projectKeyLowercase)
+  .max(PROJECT_KEY_MAX_LENGTH, ACCESS_MESSAGES.projectKeyMaxLength)
+  .regex(/^[a-z]/, ACCESS_MESSAGES.projectKeyLowercase)
+  .regex(/^[a-z][a-z0-9-]*$/, ACCESS_MESSAGES.projectKeyCharacters);
+
+export const projectAdminPrivilegesSchema = z.strictObject({
+  manage_members: z.boolean().default(true),
+  manage_resources: z.boolean().default(true),
+  index_resources: z.boolean().default(true),
+});
+export const projectSchema = z.object({
+  project_key: z.string(),
+  display_name: z.string(),
+  description: z.string(),
+  admin_privileges: z.object({
+    manage_members: z.boolean(),
+    manage_resources: z.boolean(),
+    index_resources: z.boolean(),
+  }),
+  storage_quota_bytes: z.number().int().nullable(),
+});
+export type Project = z.infer<typeof projectSchema>;
+export const projectCreateSchema = z.strictObject({
+  project_key: projectKeySchema,
+  display_name: z.string().min(1).max(256),
+  description: z.string().max(2048).optional(),
+  admin_privileges: projectAdminPrivilegesSchema.optional(),
+  storage_quota_bytes: z.number().int().min(-1).nullable().optional(),
+});
+export type ProjectCreate = z.infer<typeof projectCreateSchema>;
+export const projectUpdateSchema = projectCreateSchema.omit({ project_key: true }).partial();
+export type ProjectUpdate = z.infer<typeof projectUpdateSchema>;
+
+/** `GET projects/limit` (spec 000 §9: single 1, first level 100, second level 100). */
+export const projectLimitSchema = z.object({
+  single: z.number().int(),
+  firstLevel: z.number().int(),
+  secondLevel: z.number().int(),
+  /** Projects that exist now. */
+  current: z.number().int(),
+});
+
+export const PROJECT_ROLES = ['Project Admin', 'Developer', 'Contributor', 'Viewer'] as const;
+export const projectRoleSchema = z.enum(PROJECT_ROLES);
+/** `PUT access/projects/{key}/users/{name}` and `…/groups/{name}` body. */
+export const projectMemberWriteSchema = z.strictObject({
+  name: principalName.optional(),
+  roles: z.array(projectRoleSchema).min(1),
+});
+export const projectMemberSchema = z.object({ name: z.string(), roles: z.array(projectRoleSchema) });
+export const projectMembersSchema = z.object({ members: z.array(projectMemberSchema) });
