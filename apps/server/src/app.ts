@@ -90,6 +90,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
       bodyLimit: config.bodyLimitBytes,
       forceCloseConnections: 'idle',
+      trustProxy:
+        typeof config.trustProxy === 'number'
+          ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+          : config.trustProxy,
       return503OnClosing: true,
       genReqId: (req) => {
         const given = req.headers['x-request-id'];

@@ -81,6 +81,18 @@ describe('config', () => {
     );
   });
 
+  it('GRANARY_TRUST_PROXY: false by default; true, a hop count or an address list; anything else is refused', () => {
+    expect(loadConfig({ GRANARY_HOME: home }).trustProxy).toBe(false);
+    expect(loadConfig({ GRANARY_HOME: home, GRANARY_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ GRANARY_HOME: home, GRANARY_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ GRANARY_HOME: home, GRANARY_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toBe(
+      '10.0.0.0/8, 127.0.0.1',
+    );
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_TRUST_PROXY: 'everyone' })).toThrow(
+      /^GRANARY_TRUST_PROXY: /,
+    );
+  });
+
   it('a bad or unknown key in config.yaml is named with the file', async () => {
     await writeFile(path.join(home, 'config.yaml'), 'port: nope\n');
     expect(() => loadConfig({ GRANARY_HOME: home })).toThrow(/^config\.yaml port: /);

@@ -25,6 +25,7 @@ const SETTINGS = {
   bodyLimitBytes: { env: 'GRANARY_BODY_LIMIT_BYTES', yaml: 'bodyLimitBytes' },
   shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
   consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
+  trustProxy: { env: 'GRANARY_TRUST_PROXY', yaml: 'trustProxy' },
 } as const satisfies Record<string, { env: string; yaml: string | null }>;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -72,6 +73,28 @@ export const configSchema = z.object({
   bodyLimitBytes: integer(1024, 2 ** 40).default(10 * 1024 * 1024),
   shutdownTimeoutMs: integer(0, 600_000).default(30_000),
   consoleDir: z.string().optional(),
+  /**
+   * Which reverse proxies to believe for X-Forwarded-For/-Proto (client address, HTTPS and so the
+   * Secure cookie flag): `false` (default), `true` (any), a hop count, or comma-separated IPs/CIDRs.
+   */
+  trustProxy: z
+    .union([z.boolean(), z.number(), z.string()])
+    .default(false)
+    .transform((v, ctx): boolean | number | string => {
+      if (typeof v !== 'string') return v;
+      const t = v.trim();
+      if (t === '' || t === 'false') return false;
+      if (t === 'true') return true;
+      if (/^\d+$/.test(t)) return Number(t);
+      if (!/^[0-9a-fA-F.:/,\s]+$/.test(t)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'expected true, false, a hop count or comma-separated IPs/CIDRs',
+        });
+        return z.NEVER;
+      }
+      return t;
+    }),
 });
 
 export type Config = z.infer<typeof configSchema>;
