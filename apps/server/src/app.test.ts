@@ -100,6 +100,25 @@ describe(`HTTP platform (${testEngine})`, () => {
     expect(errorEnvelopeSchema.parse(res.json()).errors[0]?.code).toBe('UNAUTHORIZED');
   });
 
+  it('the Basic challenge goes to clients, never to the console (a browser would open its own sign-in dialog)', async () => {
+    const console1 = await t.app.inject({ method: 'GET', url: '/ui/api/v1/ui/auth/current/nope' });
+    expect(console1.headers['www-authenticate']).toBeUndefined();
+    const xhr = await t.app.inject({
+      method: 'GET',
+      url: '/api/security/users',
+      headers: { 'x-requested-with': 'XMLHttpRequest' },
+    });
+    expect(xhr.statusCode).toBe(401);
+    expect(xhr.headers['www-authenticate']).toBeUndefined();
+    const badLogin = await t.app.inject({
+      method: 'POST',
+      url: '/ui/api/v1/ui/auth/login',
+      payload: { user: 'admin', password: 'wrong', type: 'login' },
+    });
+    expect(badLogin.statusCode).toBe(401);
+    expect(badLogin.headers['www-authenticate']).toBeUndefined();
+  });
+
   it('first admin: admin signs in with GRANARY_ADMIN_PASSWORD over HTTP Basic (name case-insensitive)', async () => {
     for (const name of ['admin', 'Admin']) {
       const res = await t.app.inject({

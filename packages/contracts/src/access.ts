@@ -39,6 +39,18 @@ export const AccessErrorCode = {
   InvalidKey: 'INVALID_KEY',
   WeakPassword: 'WEAK_PASSWORD',
   SessionExpired: 'SESSION_EXPIRED',
+  /** change-password: the new password equals the current one. */
+  SamePassword: 'SAME_PASSWORD',
+  /** A project with this key exists already. */
+  ProjectExists: 'PROJECT_EXISTS',
+  /** Creating one more project would pass `projects/limit`. */
+  ProjectLimit: 'PROJECT_LIMIT',
+  /** The default project cannot be deleted. */
+  DefaultProject: 'DEFAULT_PROJECT',
+  /** Self-registration is off (the admin's security setting). */
+  RegistrationDisabled: 'REGISTRATION_DISABLED',
+  /** The user name is taken. */
+  UserExists: 'USER_EXISTS',
 } as const;
 export type AccessErrorCode = (typeof AccessErrorCode)[keyof typeof AccessErrorCode];
 
@@ -67,6 +79,14 @@ export const ACCESS_MESSAGES = {
   invalidOtp: 'Invalid one-time code',
   invalidResetKey: 'The reset link is invalid or has expired',
   forgotPasswordSent: 'If the user exists and has an email address, a reset link was sent',
+  forgotPasswordNoMail:
+    'Email is not configured on this server. Contact your administrator to reset your password.',
+  samePassword: 'The new password must differ from the current one',
+  projectExists: 'A project with this key already exists',
+  projectLimit: 'The maximum number of projects has been reached',
+  defaultProject: 'The default project cannot be deleted',
+  registrationDisabled: 'Registration is disabled. Contact your administrator.',
+  userExists: 'This user name is taken',
   passwordsDoNotMatch: 'Passwords do not match',
   wrongOldPassword: 'The current password is wrong',
   userRequired: 'User name is required',
@@ -162,6 +182,8 @@ export const loginRelatedDataSchema = z.object({
   forgotPassword: z.boolean(),
   canRememberMe: z.boolean(),
   ssoProviderLink: z.string().nullable(),
+  /** Self-registration is on: the login page may link to registration. */
+  canRegister: z.boolean().optional(),
 });
 export type LoginRelatedData = z.infer<typeof loginRelatedDataSchema>;
 
@@ -200,7 +222,20 @@ export type MfaVerifyRequest = z.infer<typeof mfaVerifyRequestSchema>;
 export const forgotPasswordRequestSchema = z.strictObject({
   user: z.string().min(1, ACCESS_MESSAGES.userRequired),
 });
-export const forgotPasswordResponseSchema = z.object({ message: z.string() });
+export const forgotPasswordResponseSchema = z.object({
+  message: z.string(),
+  /**
+   * false when no mail server is configured: no mail can be sent, the console tells the user to
+   * contact an administrator (the reset link is then in security.log). Says nothing about the user.
+   */
+  mailConfigured: z.boolean().optional(),
+});
+/** `POST validatetoken?key=` and `POST ui/auth/resetpassword?key=` query. */
+export const resetKeyQuerySchema = z.object({ key: z.string().min(1).max(256) });
+/** Path of the console page a reset mail links to: `{base}/ui/auth/reset-password?key=…`. */
+export const RESET_PASSWORD_PAGE = '/ui/auth/reset-password';
+/** A reset key works once, for this long. */
+export const RESET_KEY_TTL_MS = 60 * 60_000;
 /** `POST validatetoken?key=` answer (spec 000 §3 "Key validation response: user"). */
 export const validateKeyResponseSchema = z.object({ user: z.string() });
 /** `POST ui/auth/resetpassword?key=` body; answer: user data (signed in, rememberMe false). */
@@ -221,6 +256,23 @@ export const changePasswordRequestSchema = z
     path: ['newPassword2'],
   });
 export type ChangePasswordRequest = z.infer<typeof changePasswordRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Self-registration (spec 000 §2 login area "registration"): `POST ui/auth/register`
+// ---------------------------------------------------------------------------------------------
+
+/** Only these fields: a registration can never make an admin or join groups (other fields → 400). */
+export const registrationRequestSchema = z.strictObject({
+  user: z
+    .string()
+    .min(1, ACCESS_MESSAGES.userRequired)
+    .max(64)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]*$/, 'Name may contain letters, digits, ".", "_", "@" and "-"'),
+  email: z.email(),
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+});
+export type RegistrationRequest = z.infer<typeof registrationRequestSchema>;
+export const registrationResponseSchema = z.object({ name: z.string(), email: z.string() });
 
 // ---------------------------------------------------------------------------------------------
 // Users (REST `/api/security/users`)
@@ -450,7 +502,9 @@ export const projectKeySchema = z
   .min(1, ACCESS_MESSAGES.projectKeyLowercase)
   .max(PROJECT_KEY_MAX_LENGTH, ACCESS_MESSAGES.projectKeyMaxLength)
   .regex(/^[a-z]/, ACCESS_MESSAGES.projectKeyLowercase)
-  .regex(/^[a-z][a-z0-9-]*$/, ACCESS_MESSAGES.projectKeyCharacters);
+  .regex(/^[a-z][a-z0-9-]*$/, ACCESS_MESSAGES.projectKeyCharacters)
+  // `projects/limit` is a call of its own (spec 000 §7), so no project may be keyed `limit`.
+  .refine((key) => key !== 'limit', 'Project key "limit" is reserved');
 
 export const projectAdminPrivilegesSchema = z.strictObject({
   manage_members: z.boolean().default(true),
@@ -498,3 +552,9 @@ export const projectMemberWriteSchema = z.strictObject({
 });
 export const projectMemberSchema = z.object({ name: z.string(), roles: z.array(projectRoleSchema) });
 export const projectMembersSchema = z.object({ members: z.array(projectMemberSchema) });
+/** `GET access/projects/{key}/users` and `…/groups` answer (alias of `projectMembersSchema`). */
+export type ProjectMembers = z.infer<typeof projectMembersSchema>;
+export type ProjectMember = z.infer<typeof projectMemberSchema>;
+export type ProjectLimit = z.infer<typeof projectLimitSchema>;
+/** spec 000 §9, spec 001 §9: project level limits; `firstLevel` is the most projects one server holds. */
+export const PROJECT_LIMITS = { single: 1, firstLevel: 100, secondLevel: 100 } as const;

@@ -1,10 +1,10 @@
 import { Flex, Layout, Spin } from 'antd';
-import { Suspense } from 'react';
+import { type ReactNode, Suspense } from 'react';
 import { Link, Outlet } from 'react-router';
 import { GranaryLogo } from '../shared/components/GranaryLogo.tsx';
 
 /** The common layout every screen group mounts into. The full shell (menus, user menu, guards) comes later. */
-export function AppLayout() {
+export function AppLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   return (
     <Layout className="app-layout" style={{ minHeight: '100vh' }}>
       <Layout.Header className="app-header">
@@ -12,6 +12,7 @@ export function AppLayout() {
           <GranaryLogo size={30} />
           <span className="app-brand-name">Granary</span>
         </Link>
+        {headerExtra && <div style={{ marginLeft: 'auto' }}>{headerExtra}</div>}
       </Layout.Header>
       <Layout.Content className="app-content">
         <Suspense

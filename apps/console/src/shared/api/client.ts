@@ -5,6 +5,8 @@ import { ApiError, apiErrorFromResponse, ClientErrorCode } from './ApiError.ts';
 export const CONSOLE_API_PREFIX = '/ui/api/v1/';
 /** The server refuses state-changing console calls without this header (a CSRF defence). */
 export const CSRF_HEADER = 'X-Granary-CSRF';
+/** The public REST API (DESIGN.md URL map): the console uses it where the spec names no console call. */
+export const REST_API_PREFIX = '/api/';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined;
@@ -19,6 +21,8 @@ export interface RequestOptions<TSchema extends z.ZodType | undefined> {
   schema?: TSchema;
   signal?: AbortSignal;
   headers?: Readonly<Record<string, string>>;
+  /** Where `path` is mounted; the console API unless told (the public REST API is `REST_API_PREFIX`). */
+  base?: string;
 }
 
 type Result<TSchema> = TSchema extends z.ZodType ? z.output<TSchema> : undefined;
@@ -26,8 +30,12 @@ type Result<TSchema> = TSchema extends z.ZodType ? z.output<TSchema> : undefined
 const SAFE_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD']);
 
 /** `system/version` → `/ui/api/v1/system/version`; a spec path written with a leading slash is accepted too. */
-export function consoleApiUrl(path: string, query?: RequestOptions<undefined>['query']): string {
-  const url = CONSOLE_API_PREFIX + path.replace(/^\/+/, '');
+export function consoleApiUrl(
+  path: string,
+  query?: RequestOptions<undefined>['query'],
+  base: string = CONSOLE_API_PREFIX,
+): string {
+  const url = base + path.replace(/^\/+/, '');
   if (!query) return url;
   const params = new URLSearchParams();
   for (const [key, raw] of Object.entries(query)) {
@@ -51,14 +59,20 @@ export async function apiRequest<TSchema extends z.ZodType | undefined = undefin
   options: RequestOptions<TSchema> = {},
 ): Promise<Result<TSchema>> {
   const method = options.method ?? 'GET';
-  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+  // X-Requested-With: the server then answers 401 without a Basic challenge, so the browser never
+  // pops up its own sign-in dialog over the console.
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    'X-Requested-With': 'XMLHttpRequest',
+    ...options.headers,
+  };
   if (!SAFE_METHODS.has(method)) headers[CSRF_HEADER] = '1';
   const hasBody = options.body !== undefined;
   if (hasBody) headers['Content-Type'] = 'application/json';
 
   let response: Response;
   try {
-    response = await fetch(consoleApiUrl(path, options.query), {
+    response = await fetch(consoleApiUrl(path, options.query, options.base), {
       method,
       headers,
       body: hasBody ? JSON.stringify(options.body) : undefined,
@@ -146,4 +160,30 @@ export const api = {
     schema?: TSchema,
     options?: Options<TSchema>,
   ) => apiRequest(path, { ...options, method: 'DELETE', schema }),
+};
+
+const withBase = <T extends { base?: string }>(options: T | undefined): T =>
+  ({ ...options, base: REST_API_PREFIX }) as T;
+
+/** The same shorthands for the public REST API (`/api/…`), with the session cookie and the CSRF header. */
+export const restApi = {
+  get: <TSchema extends z.ZodType>(path: string, schema: TSchema, options?: Options<TSchema>) =>
+    api.get(path, schema, withBase(options)),
+  post: <TSchema extends z.ZodType | undefined = undefined>(
+    path: string,
+    body?: unknown,
+    schema?: TSchema,
+    options?: Options<TSchema>,
+  ) => api.post(path, body, schema, withBase(options)),
+  put: <TSchema extends z.ZodType | undefined = undefined>(
+    path: string,
+    body?: unknown,
+    schema?: TSchema,
+    options?: Options<TSchema>,
+  ) => api.put(path, body, schema, withBase(options)),
+  delete: <TSchema extends z.ZodType | undefined = undefined>(
+    path: string,
+    schema?: TSchema,
+    options?: Options<TSchema>,
+  ) => api.delete(path, schema, withBase(options)),
 };

@@ -6,5 +6,7 @@ export {
   CSRF_HEADER,
   consoleApiUrl,
   type HttpMethod,
+  REST_API_PREFIX,
   type RequestOptions,
+  restApi,
 } from './client.ts';

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import { consoleAuthRoutes } from './auth.routes.ts';
 import type { AccessContext } from './context.ts';
+import { passwordRoutes } from './passwords.routes.ts';
+import { projectRoutes } from './projects.routes.ts';
 import { securityRoutes } from './security.routes.ts';
 
 /** Every route of the access module: the REST API under /api/security and the console's sign-in calls. */
@@ -8,5 +10,7 @@ export function accessRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
   return async (app) => {
     await app.register(securityRoutes(ctx));
     await app.register(consoleAuthRoutes(ctx));
+    await app.register(passwordRoutes(ctx));
+    await app.register(projectRoutes(ctx));
   };
 }

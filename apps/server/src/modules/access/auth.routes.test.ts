@@ -117,7 +117,12 @@ describe(`console sessions, lockout and MFA (${testEngine})`, () => {
 
   it('spec 000 §3, §7: loginRelatedData answers forgotPassword, canRememberMe, ssoProviderLink; ui/auth/redirect honours only same-origin paths', async () => {
     const data = await t.app.inject({ url: `${V1}/access/api/ui/security/loginRelatedData` });
-    expect(data.json()).toEqual({ forgotPassword: true, canRememberMe: true, ssoProviderLink: null });
+    expect(data.json()).toEqual({
+      forgotPassword: true,
+      canRememberMe: true,
+      ssoProviderLink: null,
+      canRegister: false,
+    });
     const ask = async (to: string) =>
       (await t.app.inject({ url: `${V1}/ui/auth/redirect`, query: { redirectTo: to } })).json().url;
     expect(await ask('/ui/packages?x=1')).toBe('/ui/packages?x=1');

@@ -133,6 +133,7 @@ export function consoleAuthRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
       forgotPassword: true,
       canRememberMe: true,
       ssoProviderLink: null,
+      canRegister: (await ctx.settings.get()).selfRegistration,
     });
     for (const [method, url] of [
       ['GET', `${P}access/api/ui/security/loginRelatedData`],

@@ -14,6 +14,7 @@ import {
   updateGroupRow,
 } from './access.queries.ts';
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
+import { removePrincipalFromTargets } from './permissions.service.ts';
 import { auditOf } from './users.service.ts';
 
 async function toGroup(db: Db, row: GroupRow): Promise<Group> {
@@ -91,7 +92,11 @@ export async function putGroup(
 
 export async function deleteGroup(ctx: AccessContext, meta: RequestMeta, name: string): Promise<void> {
   const row = await requireGroup(ctx.db, name);
-  await deleteGroupRow(ctx.db, row);
+  await ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    await deleteGroupRow(db, row);
+    await removePrincipalFromTargets(db, 'groups', row.name);
+  });
   permissionsChanged(ctx);
   await ctx.audit.record({ ...auditOf(meta), action: 'group.delete', target: row.name, result: 'success' });
 }

@@ -5,6 +5,7 @@ import { accessRoutes } from './access.routes.ts';
 import { registerAuthentication } from './authentication.ts';
 import { type AccessContext, createAccessContext } from './context.ts';
 import { Authorizer } from './permissions.service.ts';
+import { ensureDefaultProject } from './projects.service.ts';
 
 export type { AccessContext } from './context.ts';
 export { Authorizer, type ResourceRef } from './permissions.service.ts';
@@ -38,4 +39,6 @@ export function registerAccessAuthentication(
 
 export async function registerAccessRoutes(app: FastifyInstance, module: AccessModule): Promise<void> {
   await app.register(accessRoutes(module.context));
+  // spec 000 §3: the default project exists from the first start (idempotent on every node).
+  await ensureDefaultProject(module.context);
 }

@@ -5,14 +5,13 @@ import {
   type MfaStatusValue,
   type UserData,
 } from '@granary/contracts';
-import { inArray } from 'drizzle-orm';
 import { generateSecret, generateURI, verify as verifyOtp } from 'otplib';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { DomainError, ForbiddenError, InvalidError, UnauthorizedError } from '../../platform/http/errors.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
-import { projectMembers } from './access.schema.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { spendVerification, verifyPassword } from './crypto.ts';
+import { isProjectAdmin } from './projects.service.ts';
 import { deleteSessionIfState } from './sessions.queries.ts';
 import { closeSession, openSession, resolveSession } from './sessions.service.ts';
 import {
@@ -129,27 +128,6 @@ function throwFor(check: Exclude<PasswordCheck, { ok: true }>, expiredCode: stri
   throw new BadCredentialsError();
 }
 
-async function isProjectAdmin(ctx: AccessContext, principal: Principal): Promise<boolean> {
-  const names = [
-    ...(principal.groups ?? []).map((g) => ({ kind: 'group', name: g.toLowerCase() })),
-    { kind: 'user', name: principal.name.toLowerCase() },
-  ];
-  const rows = await ctx.db
-    .select({ roles: projectMembers.roles, kind: projectMembers.kind, name: projectMembers.name })
-    .from(projectMembers)
-    .where(
-      inArray(
-        projectMembers.name,
-        names.map((n) => n.name),
-      ),
-    );
-  return rows.some(
-    (r) =>
-      names.some((n) => n.kind === r.kind && n.name === r.name) &&
-      (r.roles as string[]).includes('Project Admin'),
-  );
-}
-
 /** User data (spec 000 §3) for a signed-in user. */
 export async function userDataOf(
   ctx: AccessContext,
@@ -166,7 +144,7 @@ export async function userDataOf(
     email: user.email,
     anonymous: false,
     anonAccessEnabled: settings.anonymousAccess,
-    projectAdmin: principal.admin || (await isProjectAdmin(ctx, principal)),
+    projectAdmin: await isProjectAdmin(ctx, principal),
     groups: principal.groups ?? [],
     existsInDB: true,
     profileUpdatable: user.profileUpdatable,

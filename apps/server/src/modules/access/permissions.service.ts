@@ -21,6 +21,7 @@ import {
   findTargetByName,
   listTargetRows,
   type PermissionTargetRow,
+  updateTargetResources,
   upsertTarget,
 } from './permissions.queries.ts';
 import { auditOf } from './users.service.ts';
@@ -101,6 +102,32 @@ export async function deletePermissionTarget(
     target: row.name,
     result: 'success',
   });
+}
+
+/**
+ * A deleted user or group leaves every permission target that named it, so the targets stay valid
+ * (re-saving one checks that every name exists). Names match case-insensitively.
+ */
+export async function removePrincipalFromTargets(
+  db: Db,
+  kind: 'users' | 'groups',
+  name: string,
+): Promise<void> {
+  const lower = name.toLowerCase();
+  for (const row of await listTargetRows(db)) {
+    const resources = row.resources as Resources;
+    let changed = false;
+    for (const k of RESOURCE_KINDS) {
+      const actions = resources[k]?.actions?.[kind];
+      if (!actions) continue;
+      for (const n of Object.keys(actions))
+        if (n.toLowerCase() === lower) {
+          delete actions[n];
+          changed = true;
+        }
+    }
+    if (changed) await updateTargetResources(db, row.id, resources);
+  }
 }
 
 /** What is asked about: a repository (with its class) and a path inside it; or a build / release bundle. */

@@ -25,6 +25,7 @@ import {
 } from './access.queries.ts';
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
 import { hashPassword } from './crypto.ts';
+import { removePrincipalFromTargets } from './permissions.service.ts';
 import { accountKey, clearThrottle, lockedUntil } from './throttle.service.ts';
 
 /** The principal a user acts as: admin directly or through a group with admin privileges. */
@@ -186,7 +187,11 @@ export async function updateUser(ctx: AccessContext, meta: RequestMeta, user: Us
 export async function deleteUser(ctx: AccessContext, meta: RequestMeta, name: string): Promise<void> {
   const user = await requireUser(ctx.db, name);
   await assertNotLastAdmin(ctx.db, user);
-  await deleteUserRow(ctx.db, user);
+  await ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    await deleteUserRow(db, user);
+    await removePrincipalFromTargets(db, 'users', user.name);
+  });
   permissionsChanged(ctx);
   await ctx.audit.record({ ...auditOf(meta), action: 'user.delete', target: user.name, result: 'success' });
 }

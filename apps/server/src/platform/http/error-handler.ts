@@ -50,11 +50,21 @@ export function toEnvelope(error: unknown, request: FastifyRequest): { status: n
   return { status, body: envelope(status, STATUS_CODES[status] ?? ErrorCode.BadRequest, fe.message) };
 }
 
+/**
+ * Package clients and scripts need the Basic challenge to know they may retry with credentials;
+ * a browser shows its own sign-in dialog on it, so the console's calls (its API, or any call the
+ * console makes with `X-Requested-With: XMLHttpRequest`) never get one.
+ */
+function wantsBasicChallenge(request: FastifyRequest): boolean {
+  if (request.url.startsWith('/ui/')) return false;
+  return request.headers['x-requested-with']?.toString().toLowerCase() !== 'xmlhttprequest';
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { status, body } = toEnvelope(error, request);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
-    if (status === 401 && !reply.hasHeader('www-authenticate')) {
+    if (status === 401 && !reply.hasHeader('www-authenticate') && wantsBasicChallenge(request)) {
       reply.header('www-authenticate', 'Basic realm="Granary"');
     }
     return reply.code(status).type('application/json; charset=utf-8').send(body);

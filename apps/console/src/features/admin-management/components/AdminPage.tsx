@@ -1,0 +1,95 @@
+import { Alert, Breadcrumb, Button, Flex, Skeleton, Typography } from 'antd';
+import type { ReactNode } from 'react';
+import { Link, NavLink } from 'react-router';
+import '../../../shared/styles/accessibleForms.css';
+import './AdminPage.css';
+
+export interface AdminPageProps {
+  title: string;
+  /** Breadcrumb trail before the title: [label, path]. */
+  trail?: [string, string][];
+  extra?: ReactNode;
+  children: ReactNode;
+}
+
+/** The page frame of the admin screens: breadcrumb, one h1, actions on the right, the document title. */
+export function AdminPage({ title, trail = [], extra, children }: AdminPageProps) {
+  return (
+    <Flex vertical gap="middle">
+      <title>{`${title} - Granary`}</title>
+      <SectionNav />
+      <Breadcrumb
+        items={[
+          { title: 'Administration' },
+          ...trail.map(([label, to]) => ({ title: <Link to={to}>{label}</Link> })),
+          { title },
+        ]}
+      />
+      <Flex justify="space-between" align="center" wrap gap="middle">
+        <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
+          {title}
+        </Typography.Title>
+        {extra}
+      </Flex>
+      {children}
+    </Flex>
+  );
+}
+
+const SECTIONS: [string, string][] = [
+  ['Users', '/admin/management/users'],
+  ['Groups', '/admin/management/groups'],
+  ['Permissions', '/admin/management/permissions'],
+  ['Projects', '/admin/projects/list'],
+];
+
+/** Links between the management screens until the shell's administration sidebar arrives. */
+function SectionNav() {
+  return (
+    <nav aria-label="User management" className="admin-section-nav">
+      {SECTIONS.map(([label, to]) => (
+        <NavLink key={to} to={to} className={({ isActive }) => (isActive ? 'active' : undefined)}>
+          {label}
+        </NavLink>
+      ))}
+    </nav>
+  );
+}
+
+/** Loading and failure of the one query a page needs, shown the same way on every admin page. */
+export function QueryState({
+  isPending,
+  error,
+  onRetry,
+  what,
+}: {
+  isPending: boolean;
+  error: Error | null;
+  onRetry: () => void;
+  what: string;
+}) {
+  if (error) {
+    return (
+      <Alert
+        type="error"
+        showIcon
+        title={`Could not load ${what}`}
+        description={error.message}
+        action={
+          <Button size="small" onClick={onRetry}>
+            Retry
+          </Button>
+        }
+      />
+    );
+  }
+  if (isPending) {
+    return (
+      <div role="status">
+        <span className="sr-only">Loading {what}…</span>
+        <Skeleton active />
+      </div>
+    );
+  }
+  return null;
+}

@@ -1,0 +1,141 @@
+import { useQuery } from '@tanstack/react-query';
+import { Alert, Button, Checkbox, Divider, Flex, Form, Input, Typography } from 'antd';
+import { useEffect, useRef } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { mandatoryText } from '../../../shared/forms/rules.ts';
+import { zodRule } from '../../../shared/forms/zodRule.ts';
+import { destinationAfterLogin } from '../../../shared/session/pathAfterLogin.ts';
+import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
+import { PageLoading } from '../../../shared/session/RequireSignIn.tsx';
+import { useAfterLogin } from '../hooks/useAfterLogin.ts';
+import {
+  isCredentialsExpired,
+  loginRelatedDataQueryOptions,
+  useLoginMutation,
+  useLogoutMutation,
+} from '../queries.ts';
+
+interface LoginForm {
+  user: string;
+  password: string;
+  rememberMe: boolean;
+}
+
+/** spec 000 §2 login: username and password, remember-me (on by default), SSO and OAuth provider links. */
+export function LoginPage() {
+  const [params] = useSearchParams();
+  const logoutRequested = params.has('logout');
+  if (logoutRequested) return <SignOut />;
+  return <SignIn redirectTo={params.get('redirectTo')} />;
+}
+
+/** spec 000 §4 route guard: entering login with the logout flag clears the session, then shows the form. */
+function SignOut() {
+  const logout = useLogoutMutation();
+  const navigate = useNavigate();
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    logout.mutate(undefined, {
+      onSettled: () => navigate('/login', { replace: true }),
+    });
+  }, [logout, navigate]);
+  return <PageLoading label="Signing out…" />;
+}
+
+function SignIn({ redirectTo }: { redirectTo: string | null }) {
+  const navigate = useNavigate();
+  const current = useQuery(currentUserQueryOptions());
+  const related = useQuery(loginRelatedDataQueryOptions());
+  const login = useLoginMutation();
+  const afterLogin = useAfterLogin();
+  const [form] = Form.useForm<LoginForm>();
+
+  // spec 000 §4: a signed-in user hitting login goes to their last route.
+  if (current.data && !login.isPending && !login.isSuccess) {
+    return <Navigate to={destinationAfterLogin({ redirectTo, admin: current.data.admin })} replace />;
+  }
+
+  const view = related.data;
+  const onFinish = (values: LoginForm) => {
+    const rememberMe = view?.canRememberMe === false ? false : values.rememberMe;
+    login.mutate(
+      { user: values.user.trim(), password: values.password, rememberMe },
+      {
+        onSuccess: (user) => afterLogin(user, { userName: values.user.trim(), redirectTo }),
+        onError: (error) => {
+          // spec 000 §8: credentials expired → change-password with the username.
+          if (isCredentialsExpired(error)) {
+            navigate(`/login/change-password?${new URLSearchParams({ userName: values.user.trim() })}`, {
+              state: { redirectTo },
+            });
+          }
+        },
+      },
+    );
+  };
+
+  const providers = view?.oauthProviders ?? [];
+  return (
+    <>
+      <title>Sign in - Granary</title>
+      <h1>Sign in to Granary</h1>
+      {login.isError && !isCredentialsExpired(login.error) && (
+        <Alert type="error" showIcon title={login.error.message} style={{ marginBottom: 16 }} />
+      )}
+      <Form<LoginForm>
+        form={form}
+        layout="vertical"
+        requiredMark={false}
+        initialValues={{ user: '', password: '', rememberMe: true }}
+        onFinish={onFinish}
+        disabled={login.isPending}
+      >
+        <Form.Item label="Username" name="user" rules={[zodRule(mandatoryText)]}>
+          <Input autoComplete="username" autoFocus />
+        </Form.Item>
+        <Form.Item label="Password" name="password" rules={[zodRule(mandatoryText)]}>
+          <Input.Password autoComplete="current-password" />
+        </Form.Item>
+        <Flex justify="space-between" align="center" style={{ marginBottom: 16 }}>
+          {view?.canRememberMe !== false ? (
+            <Form.Item name="rememberMe" valuePropName="checked" noStyle>
+              <Checkbox>Remember me</Checkbox>
+            </Form.Item>
+          ) : (
+            <span />
+          )}
+          {view?.forgotPassword && <Link to="/login/forgot-password">Forgot password?</Link>}
+        </Flex>
+        <Button type="primary" htmlType="submit" block size="large" loading={login.isPending}>
+          Sign in
+        </Button>
+      </Form>
+      {(view?.ssoProviderLink || providers.length > 0) && (
+        <>
+          <Divider plain>
+            <Typography.Text type="secondary">or</Typography.Text>
+          </Divider>
+          <Flex vertical gap="small">
+            {view?.ssoProviderLink && (
+              <Button block href={view.ssoProviderLink}>
+                Sign in with SSO
+              </Button>
+            )}
+            {providers.map((provider) => (
+              <Button
+                key={`${provider.type}-${provider.name}`}
+                block
+                href={provider.url}
+                className={`oauth-provider oauth-${provider.type.toLowerCase()}`}
+              >
+                Sign in with {provider.name}
+              </Button>
+            ))}
+          </Flex>
+        </>
+      )}
+    </>
+  );
+}

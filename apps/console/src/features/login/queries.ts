@@ -1,0 +1,151 @@
+import {
+  AccessErrorCode,
+  type ChangePasswordRequest,
+  changePasswordRequestSchema,
+  forgotPasswordResponseSchema,
+  loginRelatedDataSchema,
+  MFA_AUTHENTICATOR_GOOGLE,
+  mfaEnrollResponseSchema,
+  REMEMBER_ME_QUERY,
+  userDataSchema,
+  validateKeyResponseSchema,
+} from '@granary/contracts';
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { z } from 'zod';
+import { api, isApiError } from '../../shared/api/index.ts';
+import { currentUserQueryKey } from '../../shared/session/queries.ts';
+
+/**
+ * The login view: the contract's login-related data, plus the OAuth providers of the login state (spec 000 §3:
+ * name, type, url; the icon comes from the lower-cased type). The contract has no providers yet: none are shown
+ * until the server sends them.
+ */
+export const loginViewSchema = loginRelatedDataSchema.extend({
+  oauthProviders: z
+    .array(z.object({ name: z.string(), type: z.string(), url: z.string() }))
+    .optional()
+    .default([]),
+});
+export type LoginView = z.infer<typeof loginViewSchema>;
+
+/** spec 000 §8: when the login-related data fails, the view falls back to internal. */
+export const INTERNAL_LOGIN_VIEW: LoginView = {
+  forgotPassword: false,
+  canRememberMe: true,
+  ssoProviderLink: null,
+  oauthProviders: [],
+};
+
+/** spec 000 §7 `GET /access/api/ui/security/loginRelatedData`; a failure is logged only (spec 000 §8). */
+export const loginRelatedDataQueryOptions = () =>
+  queryOptions({
+    queryKey: ['access', 'login-related-data'],
+    queryFn: async ({ signal }): Promise<LoginView> => {
+      try {
+        return await api.get('access/api/ui/security/loginRelatedData', loginViewSchema, { signal });
+      } catch (error) {
+        console.warn('Could not load the login-related data; showing the internal login view', error);
+        return INTERNAL_LOGIN_VIEW;
+      }
+    },
+    staleTime: 5 * 60_000,
+    retry: false,
+  });
+
+export interface LoginVariables {
+  user: string;
+  password: string;
+  rememberMe: boolean;
+}
+
+/** spec 000 §7 `POST /ui/auth/login?_spring_security_remember_me={bool}` with {user, password, type: login}. */
+export function useLoginMutation() {
+  return useMutation({
+    mutationFn: ({ user, password, rememberMe }: LoginVariables) =>
+      api.post('ui/auth/login', { user, password, type: 'login' }, userDataSchema, {
+        query: { [REMEMBER_ME_QUERY]: rememberMe },
+      }),
+  });
+}
+
+/** spec 000 §8: the login answer that means "credentials expired" (go to change-password with the username). */
+export function isCredentialsExpired(error: unknown): boolean {
+  return (
+    isApiError(error) &&
+    (error.code === AccessErrorCode.CredentialsExpired || error.code === AccessErrorCode.PasswordExpired)
+  );
+}
+
+/**
+ * spec 000 §7 `GET /auth/mfa/enroll/{x}`: a new TOTP secret and its otpauth URI, for the QR code. `{x}` is the
+ * authenticator type; the user is the one of the pending (or signed-in) session.
+ */
+export const mfaEnrollQueryOptions = (userName: string) =>
+  queryOptions({
+    queryKey: ['access', 'mfa-enroll', userName],
+    queryFn: ({ signal }) =>
+      api.get(`auth/mfa/enroll/${MFA_AUTHENTICATOR_GOOGLE}`, mfaEnrollResponseSchema, { signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: 0,
+    retry: false,
+  });
+
+/** spec 000 §7 `POST /auth/mfa/verify/{x}` with {otp, authenticator type}; answers the user data. */
+export function useVerifyOtpMutation() {
+  return useMutation({
+    mutationFn: ({ otp }: { userName: string; otp: string }) =>
+      api.post(
+        `auth/mfa/verify/${MFA_AUTHENTICATOR_GOOGLE}`,
+        { otp, type: MFA_AUTHENTICATOR_GOOGLE },
+        userDataSchema,
+      ),
+  });
+}
+
+/** spec 000 §7 `POST /ui/auth/forgotpassword` with {user}. */
+export function useForgotPasswordMutation() {
+  return useMutation({
+    mutationFn: ({ user }: { user: string }) =>
+      api.post('ui/auth/forgotpassword', { user }, forgotPasswordResponseSchema),
+  });
+}
+
+/** spec 000 §7 `POST validatetoken?key=` → {user} (spec 000 §3 key validation response). */
+export const validateResetKeyQueryOptions = (key: string) =>
+  queryOptions({
+    queryKey: ['access', 'reset-key', key],
+    queryFn: ({ signal }) =>
+      api.post('validatetoken', undefined, validateKeyResponseSchema, { query: { key }, signal }),
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+
+/** spec 000 §7 `POST /ui/auth/resetpassword?key=` with {user, password}; answers the user data, signed in. */
+export function useResetPasswordMutation() {
+  return useMutation({
+    mutationFn: ({ key, user, password }: { key: string; user: string; password: string }) =>
+      api.post('ui/auth/resetpassword', { user, password }, userDataSchema, { query: { key } }),
+  });
+}
+
+/** spec 000 §7 `POST changePassword?prefix=changePassword`; answers the user data, signed in. */
+export function useChangePasswordMutation() {
+  return useMutation({
+    mutationFn: (body: ChangePasswordRequest) =>
+      api.post('changePassword', changePasswordRequestSchema.parse(body), userDataSchema, {
+        query: { prefix: 'changePassword' },
+      }),
+  });
+}
+
+/** spec 000 §4 logout: call logout, then forget everything this session loaded. */
+export function useLogoutMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post('ui/auth/logout'),
+    onSettled: () => {
+      queryClient.removeQueries();
+      queryClient.setQueryData(currentUserQueryKey, null);
+    },
+  });
+}

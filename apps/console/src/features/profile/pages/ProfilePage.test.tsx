@@ -1,0 +1,86 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { HttpResponse, http } from 'msw';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderApp } from '../../../shared/test/renderApp.tsx';
+import { apiUrl, server } from '../../../shared/test/server.ts';
+import { userData } from '../../../shared/test/users.ts';
+
+const writeText = vi.fn<(text: string) => Promise<void>>();
+
+beforeEach(() => {
+  writeText.mockReset().mockResolvedValue(undefined);
+  Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+  server.use(
+    http.get(apiUrl('ui/auth/current'), () => HttpResponse.json(userData({ name: 'carol', admin: false }))),
+  );
+});
+afterEach(() => sessionStorage.clear());
+
+describe('edit profile', () => {
+  it('spec 000 §2: /admin/artifactory/user_profile is open to a non-admin and reached from the user menu', async () => {
+    const { router } = renderApp('/');
+    server.use(http.get(apiUrl('system/version'), () => HttpResponse.json({ version: '1', revision: 'a' })));
+    fireEvent.click(await screen.findByRole('button', { name: /carol/ }));
+    fireEvent.click(await screen.findByText('Edit Profile'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Edit Profile' })).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/ui/admin/artifactory/user_profile');
+  });
+
+  it('spec 000 §7, §8: the identity token is generated with POST ui/userIdentifyToken/{name} and copied: "Copied to clipboard"', async () => {
+    let body: unknown;
+    server.use(
+      http.post(apiUrl('ui/userIdentifyToken/carol'), async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json({
+          token_id: 't1',
+          access_token: 'jwt',
+          reference_token: 'ref-123',
+          expires_in: null,
+        });
+      }),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    fireEvent.change(await screen.findByLabelText('Token description'), { target: { value: 'laptop' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Generate and copy' }));
+    expect(await screen.findByText('Copied to clipboard')).toBeTruthy();
+    expect(writeText).toHaveBeenCalledWith('ref-123');
+    expect(body).toEqual({ description: 'laptop', includeReferenceToken: true });
+    expect(screen.getByText('ref-123')).toBeTruthy();
+  });
+
+  it('spec 000 §8: an identity token failure says "Failed to generate Identity token"', async () => {
+    server.use(
+      http.post(apiUrl('ui/userIdentifyToken/carol'), () =>
+        HttpResponse.json({ errors: [{ status: 500, code: 'INTERNAL', message: 'x' }] }, { status: 500 }),
+      ),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    fireEvent.click(await screen.findByRole('button', { name: 'Generate and copy' }));
+    await waitFor(() =>
+      expect(screen.getAllByText('Failed to generate Identity token').length).toBeGreaterThan(0),
+    );
+    expect(writeText).not.toHaveBeenCalled();
+  });
+
+  it('spec 000 §8: a password change failure says "Failed to change password"', async () => {
+    server.use(
+      http.post(apiUrl('changePassword'), () =>
+        HttpResponse.json(
+          { errors: [{ status: 400, code: 'INVALID', message: 'The current password is wrong' }] },
+          { status: 400 },
+        ),
+      ),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    const card = (await screen.findByRole('heading', { name: 'Change password' })).closest(
+      '.ant-card',
+    ) as HTMLElement;
+    const inputs = card.querySelectorAll('input');
+    fireEvent.change(inputs[0] as HTMLInputElement, { target: { value: 'old' } });
+    fireEvent.change(inputs[1] as HTMLInputElement, { target: { value: 'N3w-pass' } });
+    fireEvent.change(inputs[2] as HTMLInputElement, { target: { value: 'N3w-pass' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Change password' }));
+    expect(await screen.findByText('Failed to change password')).toBeTruthy();
+    expect(screen.getByText('The current password is wrong')).toBeTruthy();
+  });
+});

@@ -1,0 +1,323 @@
+import { ACCESS_MESSAGES, type UserData } from '@granary/contracts';
+import { useQuery } from '@tanstack/react-query';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Descriptions,
+  Flex,
+  Form,
+  Input,
+  Popconfirm,
+  QRCode,
+  Skeleton,
+  Space,
+  Typography,
+} from 'antd';
+import { useState } from 'react';
+import { z } from 'zod';
+import '../../../shared/styles/accessibleForms.css';
+import { mandatoryText } from '../../../shared/forms/rules.ts';
+import { zodRule } from '../../../shared/forms/zodRule.ts';
+import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
+import {
+  profileMfaEnrollQueryOptions,
+  useChangeOwnPasswordMutation,
+  useConfirmMfaMutation,
+  useIdentityTokenMutation,
+  useResetMfaMutation,
+  useUpdateEmailMutation,
+} from '../queries.ts';
+
+/** spec 000 §2 Edit Profile (/admin/artifactory/user_profile): e-mail, password, identity token, MFA. */
+export function ProfilePage() {
+  const user = useQuery(currentUserQueryOptions());
+  return (
+    <Flex vertical gap="large">
+      <title>Edit Profile - Granary</title>
+      <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
+        Edit Profile
+      </Typography.Title>
+      {user.data ? <Profile user={user.data} /> : <Skeleton active />}
+    </Flex>
+  );
+}
+
+function Profile({ user }: { user: UserData }) {
+  return (
+    <>
+      <Card title={<h2 className="card-heading">Personal information</h2>} variant="borderless">
+        <Descriptions
+          column={1}
+          size="small"
+          items={[
+            { key: 'name', label: 'User name', children: user.name },
+            { key: 'realm', label: 'Realm', children: user.realm },
+            { key: 'groups', label: 'Groups', children: user.groups.join(', ') || 'None' },
+          ]}
+          style={{ marginBottom: 16 }}
+        />
+        {user.admin ? (
+          <EmailForm user={user} />
+        ) : (
+          <Typography.Text type="secondary">
+            Email address: {user.email ?? 'none'}. An administrator changes it for you.
+          </Typography.Text>
+        )}
+      </Card>
+      {user.realm === 'internal' && user.profileUpdatable && <PasswordCard user={user} />}
+      <IdentityTokenCard user={user} />
+      <MfaCard user={user} />
+    </>
+  );
+}
+
+const emailRule = z.union([z.literal(''), z.email('Enter a valid email address')]);
+
+function EmailForm({ user }: { user: UserData }) {
+  const update = useUpdateEmailMutation();
+  const { message } = App.useApp();
+  return (
+    <Form
+      layout="vertical"
+      style={{ maxWidth: 480 }}
+      initialValues={{ email: user.email ?? '' }}
+      onFinish={({ email }: { email: string }) =>
+        update.mutate(
+          { name: user.name, email: email.trim() === '' ? null : email.trim() },
+          { onSuccess: () => message.success('Email address saved') },
+        )
+      }
+      disabled={update.isPending}
+    >
+      {update.isError && (
+        <Alert type="error" showIcon title={update.error.message} style={{ marginBottom: 16 }} />
+      )}
+      <Form.Item label="Email address" name="email" rules={[zodRule(emailRule)]}>
+        <Input type="email" autoComplete="email" />
+      </Form.Item>
+      <Button htmlType="submit" loading={update.isPending}>
+        Save email
+      </Button>
+    </Form>
+  );
+}
+
+function PasswordCard({ user }: { user: UserData }) {
+  const change = useChangeOwnPasswordMutation();
+  const { message } = App.useApp();
+  const [form] = Form.useForm<{ oldPassword: string; password: string; confirm: string }>();
+  return (
+    <Card title={<h2 className="card-heading">Change password</h2>} variant="borderless">
+      {change.isError && (
+        <Alert
+          type="error"
+          showIcon
+          title={ACCESS_MESSAGES.changePasswordFailure}
+          description={change.error.message}
+          style={{ marginBottom: 16 }}
+        />
+      )}
+      <Form
+        form={form}
+        layout="vertical"
+        style={{ maxWidth: 480 }}
+        disabled={change.isPending}
+        onFinish={(v) =>
+          change.mutate(
+            {
+              userName: user.name,
+              oldPassword: v.oldPassword,
+              newPassword1: v.password,
+              newPassword2: v.confirm,
+            },
+            {
+              onSuccess: () => {
+                message.success('Password changed');
+                form.resetFields();
+              },
+            },
+          )
+        }
+      >
+        <Form.Item label="Current password" name="oldPassword" rules={[zodRule(mandatoryText)]}>
+          <Input.Password autoComplete="current-password" />
+        </Form.Item>
+        <Form.Item label="New password" name="password" rules={[zodRule(mandatoryText)]}>
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        <Form.Item
+          label="Confirm new password"
+          name="confirm"
+          dependencies={['password']}
+          rules={[
+            zodRule(mandatoryText),
+            ({ getFieldValue }) => ({
+              validator: async (_r, value: unknown) => {
+                if (value && value !== getFieldValue('password'))
+                  throw new Error(ACCESS_MESSAGES.passwordsDoNotMatch);
+              },
+            }),
+          ]}
+        >
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        <Button htmlType="submit" loading={change.isPending}>
+          Change password
+        </Button>
+      </Form>
+    </Card>
+  );
+}
+
+async function copyToClipboard(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** spec 000 §8: success "Copied to clipboard"; failure "Failed to generate Identity token". */
+function IdentityTokenCard({ user }: { user: UserData }) {
+  const generate = useIdentityTokenMutation();
+  const { message } = App.useApp();
+  const [description, setDescription] = useState('');
+  const onGenerate = () =>
+    generate.mutate(
+      { name: user.name, description: description.trim() || 'Generated in Edit Profile' },
+      {
+        onSuccess: async (token) => {
+          if (await copyToClipboard(token.reference_token))
+            message.success(ACCESS_MESSAGES.identityTokenCopied);
+        },
+        onError: () => message.error(ACCESS_MESSAGES.identityTokenFailure),
+      },
+    );
+  return (
+    <Card title={<h2 className="card-heading">Identity token</h2>} variant="borderless">
+      <Typography.Paragraph type="secondary">
+        An identity token works as your password for package clients (npm, pip, docker…). It is shown once.
+      </Typography.Paragraph>
+      <Space.Compact style={{ maxWidth: 480, width: '100%' }}>
+        <Input
+          aria-label="Token description"
+          placeholder="Description (optional)"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+        />
+        <Button type="primary" onClick={onGenerate} loading={generate.isPending}>
+          Generate and copy
+        </Button>
+      </Space.Compact>
+      {generate.isError && (
+        <Alert type="error" showIcon title={ACCESS_MESSAGES.identityTokenFailure} style={{ marginTop: 16 }} />
+      )}
+      {generate.data && (
+        <Alert
+          type="success"
+          showIcon
+          style={{ marginTop: 16 }}
+          title="Your new identity token"
+          description={
+            <Typography.Text
+              code
+              copyable={{ text: generate.data.reference_token }}
+              style={{ wordBreak: 'break-all' }}
+            >
+              {generate.data.reference_token}
+            </Typography.Text>
+          }
+        />
+      )}
+    </Card>
+  );
+}
+
+function MfaCard({ user }: { user: UserData }) {
+  const [enrolling, setEnrolling] = useState(false);
+  const reset = useResetMfaMutation();
+  const { message } = App.useApp();
+  return (
+    <Card title={<h2 className="card-heading">Two-step verification</h2>} variant="borderless">
+      <Typography.Paragraph type="secondary">
+        Protect your sign-in with a one-time code from an authenticator app.
+      </Typography.Paragraph>
+      {reset.isError && (
+        <Alert type="error" showIcon title={reset.error.message} style={{ marginBottom: 16 }} />
+      )}
+      {enrolling ? (
+        <MfaEnrolment name={user.name} onDone={() => setEnrolling(false)} />
+      ) : (
+        <Space wrap>
+          <Button onClick={() => setEnrolling(true)}>Set up authenticator</Button>
+          {user.admin && (
+            <Popconfirm
+              title="Remove your authenticator?"
+              description="Sign-in will no longer ask for a one-time code, unless an administrator requires it."
+              okText="Remove"
+              okButtonProps={{ danger: true }}
+              onConfirm={() =>
+                reset.mutate(user.name, { onSuccess: () => message.success('Authenticator removed') })
+              }
+            >
+              <Button danger loading={reset.isPending}>
+                Reset authenticator
+              </Button>
+            </Popconfirm>
+          )}
+        </Space>
+      )}
+    </Card>
+  );
+}
+
+function MfaEnrolment({ name, onDone }: { name: string; onDone: () => void }) {
+  const enroll = useQuery(profileMfaEnrollQueryOptions(name));
+  const confirm = useConfirmMfaMutation();
+  const { message } = App.useApp();
+  return (
+    <Flex vertical gap="middle" style={{ maxWidth: 480 }}>
+      {enroll.isPending && <Skeleton.Node active style={{ width: 180, height: 180 }} />}
+      {enroll.isError && <Alert type="error" showIcon title={enroll.error.message} />}
+      {enroll.data && (
+        <>
+          <QRCode value={enroll.data.otpauthUri} size={180} aria-label="Enrolment QR code" />
+          <Typography.Text>
+            Key:{' '}
+            <Typography.Text code copyable>
+              {enroll.data.secret}
+            </Typography.Text>
+          </Typography.Text>
+        </>
+      )}
+      {confirm.isError && <Alert type="error" showIcon title={confirm.error.message} />}
+      <Form
+        layout="inline"
+        onFinish={({ otp }: { otp: string }) =>
+          confirm.mutate(
+            { name, otp: otp.trim() },
+            {
+              onSuccess: () => {
+                message.success('Authenticator set up');
+                onDone();
+              },
+            },
+          )
+        }
+      >
+        <Form.Item label="Verification code" name="otp" rules={[zodRule(mandatoryText)]}>
+          <Input autoComplete="one-time-code" inputMode="numeric" maxLength={10} />
+        </Form.Item>
+        <Button type="primary" htmlType="submit" loading={confirm.isPending}>
+          Confirm
+        </Button>
+        <Button type="link" onClick={onDone}>
+          Cancel
+        </Button>
+      </Form>
+    </Flex>
+  );
+}
