@@ -173,7 +173,6 @@ test.describe('access: login, admin users, logout', () => {
       headers: { authorization: `Basic ${basic}` },
     });
     expect(answer.status()).toBe(200);
-    await page.evaluate(() => window.scrollTo(0, 0));
     await saveScreenshot('profile');
     await expectAccessible();
   });

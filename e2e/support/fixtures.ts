@@ -22,6 +22,8 @@ export const test = base.extend<ConsoleFixtures>({
   saveScreenshot: async ({ page }, use) => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await use(async (name, target = page) => {
+      // A full-page shot of a scrolled page draws the sticky header mid-page: start from the top.
+      await target.evaluate(() => window.scrollTo(0, 0));
       await target.screenshot({
         path: path.join(SCREENSHOTS, `${name}.png`),
         fullPage: true,
