@@ -11,8 +11,10 @@ import {
 } from '@fastify/type-provider-zod';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Config } from './config/index.ts';
+import { createFormatRegistry } from './formats/registry.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
 import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
+import { registerRepositories } from './modules/repositories/index.ts';
 import { systemRoutes } from './modules/system/system.routes.ts';
 import { readVersion } from './modules/system/version.ts';
 import { type BlobStore, createBlobStore } from './platform/blobs/index.ts';
@@ -140,6 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
     await app.register(systemRoutes);
     await registerAccessRoutes(app, access);
+    await registerRepositories(app, app.granary, access, createFormatRegistry());
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

@@ -98,8 +98,8 @@ describe('the server process', () => {
       req.write('{"slow":');
       setTimeout(() => {
         first.child.kill('SIGTERM');
-        setTimeout(() => req.end('true}'), 500);
-      }, 300);
+        setTimeout(() => req.end('true}'), 1000);
+      }, 1000);
     });
     const answer = await inflight;
     expect(answer.status).toBe(404);

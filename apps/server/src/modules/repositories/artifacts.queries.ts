@@ -1,0 +1,179 @@
+import { and, eq, or, sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
+import { artifacts, repositories } from './repositories.schema.ts';
+
+export type ArtifactRow = typeof artifacts.$inferSelect;
+export type ArtifactInsert = typeof artifacts.$inferInsert;
+
+/** `LIKE` pattern for everything below folder `path` ('' = the repository root). */
+function below(path: string): string {
+  const escaped = path.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return path === '' ? '%' : `${escaped}/%`;
+}
+
+export async function findArtifact(
+  db: Executor,
+  repositoryId: string,
+  path: string,
+): Promise<ArtifactRow | undefined> {
+  const rows = await db
+    .select()
+    .from(artifacts)
+    .where(and(eq(artifacts.repositoryId, repositoryId), eq(artifacts.path, path)))
+    .limit(1);
+  return rows[0];
+}
+
+/** Every file below a folder, by path. */
+export async function listArtifactsBelow(
+  db: Executor,
+  repositoryId: string,
+  folder: string,
+): Promise<ArtifactRow[]> {
+  return db
+    .select()
+    .from(artifacts)
+    .where(and(eq(artifacts.repositoryId, repositoryId), sql`${artifacts.path} like ${below(folder)}`))
+    .orderBy(artifacts.path);
+}
+
+export interface FolderChild {
+  name: string;
+  folder: boolean;
+}
+
+/** The immediate children of a folder (files and implied sub-folders), folders first then by name. */
+export async function listChildren(db: Db, repositoryId: string, folder: string): Promise<FolderChild[]> {
+  const skip = folder === '' ? 0 : folder.length + 1;
+  const rows = await queryRows<{ name: string; folder: boolean }>(
+    db,
+    sql`select split_part(substr(path, ${skip + 1}), '/', 1) as name,
+               bool_or(strpos(substr(path, ${skip + 1}), '/') > 0) as folder
+          from artifacts
+         where repository_id = ${repositoryId} and path like ${below(folder)}
+         group by 1`,
+  );
+  return rows
+    .map((r) => ({ name: r.name, folder: r.folder === true || (r.folder as unknown) === 't' }))
+    .sort((a, b) => (a.folder === b.folder ? (a.name < b.name ? -1 : 1) : a.folder ? -1 : 1));
+}
+
+export async function folderExists(db: Executor, repositoryId: string, folder: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: artifacts.id })
+    .from(artifacts)
+    .where(and(eq(artifacts.repositoryId, repositoryId), sql`${artifacts.path} like ${below(folder)}`))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** Inserts or replaces the artifact at its path in one statement: concurrent writers leave one whole row. */
+export async function upsertArtifact(db: Executor, row: ArtifactInsert): Promise<ArtifactRow> {
+  const now = new Date();
+  const [stored] = await db
+    .insert(artifacts)
+    .values({ ...row, createdAt: row.createdAt ?? now, modifiedAt: now })
+    .onConflictDoUpdate({
+      target: [artifacts.repositoryId, artifacts.path],
+      set: {
+        size: row.size,
+        sha256: row.sha256,
+        sha1: row.sha1,
+        md5: row.md5,
+        mimeType: row.mimeType ?? null,
+        properties: row.properties ?? {},
+        modifiedAt: now,
+        modifiedBy: row.modifiedBy,
+        fetchedAt: row.fetchedAt ?? null,
+      },
+    })
+    .returning();
+  return stored!;
+}
+
+/** Deletes the file at `path`, or every file below it when it is a folder; returns what was deleted. */
+export async function deleteArtifactsAt(
+  db: Executor,
+  repositoryId: string,
+  path: string,
+): Promise<ArtifactRow[]> {
+  return db
+    .delete(artifacts)
+    .where(
+      and(
+        eq(artifacts.repositoryId, repositoryId),
+        path === '' ? sql`true` : or(eq(artifacts.path, path), sql`${artifacts.path} like ${below(path)}`),
+      ),
+    )
+    .returning();
+}
+
+export async function setArtifactProperties(
+  db: Executor,
+  id: number,
+  properties: Record<string, string[]>,
+  by: string,
+): Promise<void> {
+  await db
+    .update(artifacts)
+    .set({ properties, modifiedAt: new Date(), modifiedBy: by })
+    .where(eq(artifacts.id, id));
+}
+
+export async function findByChecksum(
+  db: Executor,
+  checksum: { sha256?: string; sha1?: string; md5?: string },
+): Promise<ArtifactRow | undefined> {
+  const where = checksum.sha256
+    ? eq(artifacts.sha256, checksum.sha256.toLowerCase())
+    : checksum.sha1
+      ? eq(artifacts.sha1, checksum.sha1.toLowerCase())
+      : checksum.md5
+        ? eq(artifacts.md5, checksum.md5.toLowerCase())
+        : undefined;
+  if (!where) return undefined;
+  const rows = await db.select().from(artifacts).where(where).limit(1);
+  return rows[0];
+}
+
+export interface RepositoryUsage {
+  key: string;
+  rclass: string;
+  packageType: string;
+  filesCount: number;
+  usedSpace: number;
+}
+
+export async function usageByRepository(db: Db): Promise<RepositoryUsage[]> {
+  const rows = await queryRows<{
+    key: string;
+    rclass: string;
+    package_type: string;
+    files: string | number;
+    bytes: string | number | null;
+  }>(
+    db,
+    sql`select r.key, r.rclass, r.package_type, count(a.id) as files, coalesce(sum(a.size), 0) as bytes
+          from ${repositories} r left join ${artifacts} a on a.repository_id = r.id
+         group by r.id, r.key, r.rclass, r.package_type
+         order by r.key`,
+  );
+  return rows.map((r) => ({
+    key: r.key,
+    rclass: r.rclass,
+    packageType: r.package_type,
+    filesCount: Number(r.files),
+    usedSpace: Number(r.bytes ?? 0),
+  }));
+}
+
+/** Distinct stored contents: what the blob store holds for the artifacts. */
+export async function binariesUsage(db: Db): Promise<{ count: number; size: number }> {
+  const rows = await queryRows<{ count: string | number; size: string | number | null }>(
+    db,
+    sql`select count(*) as count, coalesce(sum(size), 0) as size
+          from (select sha256, max(size) as size from ${artifacts} group by sha256) b`,
+  );
+  return { count: Number(rows[0]?.count ?? 0), size: Number(rows[0]?.size ?? 0) };
+}

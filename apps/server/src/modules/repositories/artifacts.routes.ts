@@ -1,0 +1,160 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
+import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { InvalidError } from '../../platform/http/errors.ts';
+import type { ArtifactRow } from './artifacts.queries.ts';
+import { listChildren } from './artifacts.queries.ts';
+import { deleteArtifacts, deployArtifact, type Properties, resolveForRead } from './artifacts.service.ts';
+import type { RepositoriesContext } from './context.ts';
+import { mimeTypeOf } from './mime.ts';
+import { RepoPath } from './repo-path.ts';
+import { folderHtml, inertHeaders, sendArtifact } from './serve.ts';
+
+type WildcardRequest = FastifyRequest<{ Params: { key: string; '*'?: string } }>;
+
+const CHECKSUM_LENGTHS = { sha256: 64, sha1: 40, md5: 32 } as const;
+
+function expectedChecksums(request: FastifyRequest): ExpectedChecksums {
+  const expected: ExpectedChecksums = {};
+  for (const [kind, length] of Object.entries(CHECKSUM_LENGTHS) as [
+    keyof typeof CHECKSUM_LENGTHS,
+    number,
+  ][]) {
+    const value = request.headers[`x-checksum-${kind}`];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !new RegExp(`^[0-9a-fA-F]{${length}}$`).test(value))
+      throw new InvalidError(
+        `X-Checksum-${kind[0]!.toUpperCase()}${kind.slice(1)} is not a ${kind} hex digest`,
+      );
+    expected[kind] = value.toLowerCase();
+  }
+  const length = request.headers['content-length'];
+  if (length && /^\d+$/.test(length) && request.headers['transfer-encoding'] === undefined)
+    expected.size = Number(length);
+  return expected;
+}
+
+/** The answer of a deploy, as Artifactory gives it. */
+export function deployAnswer(
+  request: FastifyRequest,
+  baseUrl: string | undefined,
+  repoKey: string,
+  a: ArtifactRow,
+) {
+  const base = publicBaseUrl(request, baseUrl);
+  const checksums = { sha1: a.sha1, md5: a.md5, sha256: a.sha256 };
+  return {
+    repo: repoKey,
+    path: `/${a.path}`,
+    created: a.createdAt.toISOString(),
+    createdBy: a.createdBy,
+    downloadUri: `${base}/repository/${repoKey}/${a.path}`,
+    mimeType: a.mimeType ?? mimeTypeOf(a.path),
+    size: String(a.size),
+    checksums,
+    originalChecksums: checksums,
+    uri: `${base}/api/storage/${repoKey}/${a.path}`,
+  };
+}
+
+/**
+ * Every repository's generic client endpoint `/repository/{key}/{path}`: PUT streams the body
+ * into the blob store (any content type, not bound by the JSON body limit), GET/HEAD serve files
+ * and folder listings, DELETE removes a file or folder. Permission is asked per request on the
+ * canonical path (RepoPath).
+ */
+export async function registerArtifactRoutes(app: FastifyInstance, ctx: RepositoriesContext): Promise<void> {
+  await app.register(async (scope) => {
+    // Bodies here are artifact bytes: left unread for the handler to stream.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+
+    const pathOf = (request: WildcardRequest, matrix?: Map<string, string[]>) =>
+      RepoPath.parse(request.params.key, request.params['*'] ?? '', matrix);
+    const config = { access: 'public' as const };
+
+    scope.put(
+      '/repository/:key/*',
+      { config, schema: { hide: true } },
+      async (request: WildcardRequest, reply) => {
+        const matrix = new Map<string, string[]>();
+        const path = pathOf(request, matrix);
+        const properties: Properties = Object.fromEntries(matrix);
+        const { repo, artifact } = await deployArtifact(
+          ctx,
+          request.principal,
+          path,
+          {
+            expected: expectedChecksums(request),
+            byChecksum: String(request.headers['x-checksum-deploy']).toLowerCase() === 'true',
+            properties,
+          },
+          request.raw as Readable,
+        );
+        return reply.code(201).send(deployAnswer(request, ctx.baseUrl, repo.key, artifact));
+      },
+    );
+
+    const read = async (request: WildcardRequest, reply: FastifyReply) => {
+      const path = pathOf(request);
+      const head = request.method === 'HEAD';
+      const resolved = await resolveForRead(ctx, request.principal, path, {
+        stream: !head && !request.headers.range && !request.headers['if-none-match'],
+      });
+      if (resolved.kind === 'file') return sendArtifact(request, reply, ctx.blobs, resolved.artifact);
+      if (resolved.kind === 'stream') {
+        inertHeaders(reply, path.name, mimeTypeOf(path.name));
+        if (resolved.size !== undefined) reply.header('content-length', String(resolved.size));
+        return reply.code(200).send(resolved.stream);
+      }
+      if (!path.folderHint) {
+        const url = request.url.split('?')[0]!;
+        return reply.redirect(`${url}/`, 302);
+      }
+      const names = new Map<string, boolean>();
+      for (const member of resolved.members)
+        if (member.rclass !== 'virtual')
+          for (const c of await listChildren(ctx.db, member.id, resolved.path))
+            names.set(c.name, (names.get(c.name) ?? false) || c.folder);
+      const children = [...names].map(([name, folder]) => ({ name, folder }));
+      children.sort((a, b) => (a.folder === b.folder ? (a.name < b.name ? -1 : 1) : a.folder ? -1 : 1));
+      reply
+        .type('text/html; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
+      if (head) return reply.code(200).send();
+      return reply
+        .code(200)
+        .send(
+          folderHtml(`${resolved.key}/${resolved.path}${resolved.path ? '/' : ''}`, children, path.isRoot),
+        );
+    };
+    scope.route({
+      method: ['GET', 'HEAD'],
+      url: '/repository/:key/*',
+      config,
+      schema: { hide: true },
+      handler: read,
+    });
+    scope.route({
+      method: ['GET', 'HEAD'],
+      url: '/repository/:key',
+      config,
+      schema: { hide: true },
+      handler: async (request: WildcardRequest, reply) => {
+        RepoPath.parse(request.params.key, '');
+        return reply.redirect(`${request.url.split('?')[0]}/`, 302);
+      },
+    });
+
+    scope.delete(
+      '/repository/:key/*',
+      { config, schema: { hide: true } },
+      async (request: WildcardRequest, reply) => {
+        await deleteArtifacts(ctx, request.principal, pathOf(request));
+        return reply.code(204).send();
+      },
+    );
+  });
+}

@@ -1,0 +1,421 @@
+import type { Readable } from 'node:stream';
+import { ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
+import { publish } from '../../platform/events/index.ts';
+import type { Principal } from '../../platform/http/access-control.ts';
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+} from '../../platform/http/errors.ts';
+import {
+  type ArtifactRow,
+  deleteArtifactsAt,
+  findArtifact,
+  findByChecksum,
+  folderExists,
+  listArtifactsBelow,
+  setArtifactProperties,
+  upsertArtifact,
+} from './artifacts.queries.ts';
+import { actorName, admitsPath, authorize, can, type RepositoriesContext } from './context.ts';
+import { mimeTypeOf } from './mime.ts';
+import type { RepoPath } from './repo-path.ts';
+import { cacheBaseKey, findRepository, type RepoConfig } from './repositories.service.ts';
+
+export type Properties = Record<string, string[]>;
+
+/** A repository as a request names it: `{key}-cache` is the cache of the remote repository `key`. */
+export interface Target {
+  repo: RepoConfig;
+  /** The request named the remote's cache (`{key}-cache`): only cached files, no upstream. */
+  cache: boolean;
+  /** The key the request used (for URIs). */
+  key: string;
+}
+
+export async function resolveTarget(ctx: RepositoriesContext, key: string): Promise<Target> {
+  const repo = await findRepository(ctx.db, key);
+  if (repo) return { repo, cache: false, key: repo.key };
+  const base = cacheBaseKey(key);
+  if (base) {
+    const remote = await findRepository(ctx.db, base);
+    if (remote?.rclass === 'remote') return { repo: remote, cache: true, key: `${remote.key}-cache` };
+  }
+  throw new NotFoundError(`Repository '${key}' not found`);
+}
+
+export interface DeployInput {
+  expected: ExpectedChecksums;
+  /** `X-Checksum-Deploy: true`: store by a known checksum, no bytes sent. */
+  byChecksum: boolean;
+  properties: Properties;
+}
+
+/** Where a PUT lands: the local repository itself, or a virtual repository's default deployment repository. */
+async function deployTarget(ctx: RepositoriesContext, target: Target): Promise<RepoConfig> {
+  const { repo } = target;
+  if (target.cache || repo.rclass === 'remote')
+    throw new DomainError(
+      405,
+      'METHOD_NOT_ALLOWED',
+      `Remote repository '${target.key}' does not accept deploys`,
+    );
+  if (repo.rclass === 'local') return repo;
+  const deployKey = repo.virtual?.defaultDeploymentRepo;
+  if (!deployKey)
+    throw new InvalidError(`Virtual repository '${repo.key}' has no default deployment repository`);
+  const local = await findRepository(ctx.db, deployKey);
+  if (!local) throw new InvalidError(`Default deployment repository '${deployKey}' no longer exists`);
+  return local;
+}
+
+/**
+ * Deploys a file. The artifact row appears only once its blob is stored and verified against the
+ * client's checksums; concurrent deploys to one path each store a whole blob and the last row wins.
+ */
+export async function deployArtifact(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  path: RepoPath,
+  input: DeployInput,
+  source: Readable,
+): Promise<{ repo: RepoConfig; artifact: ArtifactRow; created: boolean }> {
+  const target = await resolveTarget(ctx, path.repoKey);
+  const repo = await deployTarget(ctx, target);
+  if (path.isRoot || path.folderHint) throw new InvalidError('A file path is required to deploy');
+  if (target.repo !== repo && !admitsPath(target.repo, path.path))
+    throw new ForbiddenError(
+      `'${path.path}' is not accepted by repository '${target.repo.key}' (include/exclude patterns)`,
+    );
+  if (!admitsPath(repo, path.path))
+    throw new ForbiddenError(
+      `'${path.path}' is not accepted by repository '${repo.key}' (include/exclude patterns)`,
+    );
+  const existing = await findArtifact(ctx.db, repo.id, path.path);
+  await authorize(ctx, principal, 'write', repo, path.path);
+  if (existing) await authorize(ctx, principal, 'delete', repo, path.path);
+  if (await folderExists(ctx.db, repo.id, path.path))
+    throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
+  for (let p = path.parent(); p && !p.isRoot; p = p.parent())
+    if (await findArtifact(ctx.db, repo.id, p.path))
+      throw new ConflictError(`'${p.path}' is a file in repository '${repo.key}'`);
+
+  let blob: { sha256: string; sha1: string; md5: string; size: number };
+  if (input.byChecksum) {
+    source.resume();
+    const { sha256, sha1, md5 } = input.expected;
+    if (!sha256 && !sha1 && !md5)
+      throw new InvalidError('Deploy by checksum needs an X-Checksum-Sha256 or -Sha1 header');
+    const known = await findByChecksum(ctx.db, { sha256, sha1, md5 });
+    if (!known || !(await ctx.blobs.stat(known.sha256)))
+      throw new NotFoundError('No stored content has this checksum: deploy the bytes instead');
+    if ((sha256 && sha256.toLowerCase() !== known.sha256) || (sha1 && sha1.toLowerCase() !== known.sha1))
+      throw new NotFoundError('No stored content has these checksums: deploy the bytes instead');
+    blob = known;
+  } else {
+    try {
+      blob = await ctx.blobs.put(source, input.expected);
+    } catch (err) {
+      if (err instanceof ChecksumMismatchError)
+        throw new ConflictError(
+          err.checksum === 'size'
+            ? `The upload was ${err.actual} bytes where ${err.expected} were announced: nothing was stored`
+            : `Checksum mismatch: the client sent ${err.checksum} ${err.expected} but the content's is ${err.actual}; nothing was stored`,
+          'CHECKSUM_MISMATCH',
+        );
+      throw err;
+    }
+  }
+  const by = actorName(principal);
+  const artifact = await ctx.db.transaction(async (tx) => {
+    const row = await upsertArtifact(tx, {
+      repositoryId: repo.id,
+      path: path.path,
+      size: blob.size,
+      sha256: blob.sha256,
+      sha1: blob.sha1,
+      md5: blob.md5,
+      mimeType: mimeTypeOf(path.name),
+      properties: input.properties,
+      createdBy: by,
+      modifiedBy: by,
+    });
+    await publish(tx, {
+      type: 'artifact.deployed',
+      payload: { repo: repo.key, path: path.path, size: blob.size, sha256: blob.sha256, by },
+    });
+    return row;
+  });
+  return { repo, artifact, created: !existing };
+}
+
+export type Resolved =
+  | { kind: 'file'; repo: RepoConfig; key: string; artifact: ArtifactRow }
+  | { kind: 'folder'; repo: RepoConfig; key: string; path: string; members: RepoConfig[] }
+  | {
+      kind: 'stream';
+      repo: RepoConfig;
+      key: string;
+      stream: Readable;
+      size?: number;
+      done: Promise<ArtifactRow | null>;
+    };
+
+const MAX_VIRTUAL_DEPTH = 5;
+
+/**
+ * Finds what a read names: a stored file, a folder, or (remote miss) the upstream's answer being
+ * stored while it streams. Checks read permission on the canonical path of the repository asked
+ * and, through a virtual repository, of each member.
+ */
+export async function resolveForRead(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  path: RepoPath,
+  opts: { stream?: boolean } = {},
+): Promise<Resolved> {
+  const target = await resolveTarget(ctx, path.repoKey);
+  await authorize(ctx, principal, 'read', target.repo, path.path);
+  const notFound = () => new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+  if (!path.isRoot && !admitsPath(target.repo, path.path)) throw notFound();
+  const found = await resolveIn(ctx, principal, target.repo, target.cache, path, opts, 0);
+  if (!found) throw notFound();
+  return { ...found, key: target.key } as Resolved;
+}
+
+async function resolveIn(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  repo: RepoConfig,
+  cacheOnly: boolean,
+  path: RepoPath,
+  opts: { stream?: boolean },
+  depth: number,
+): Promise<Resolved | null> {
+  const key = repo.key;
+  if (repo.rclass === 'virtual') {
+    if (depth >= MAX_VIRTUAL_DEPTH) return null;
+    const members: RepoConfig[] = [];
+    for (const name of repo.virtual?.repositories ?? []) {
+      const member = await findRepository(ctx.db, name);
+      if (!member || !(await can(ctx, principal, 'read', member, path.path))) continue;
+      if (!path.isRoot && !admitsPath(member, path.path)) continue;
+      members.push(member);
+    }
+    // Files first, in member order; a failing upstream falls through to the next member.
+    if (!path.folderHint)
+      for (const member of members) {
+        try {
+          const found = await resolveIn(ctx, principal, member, false, path, opts, depth + 1);
+          if (found && found.kind !== 'folder') return found;
+        } catch (err) {
+          if (!(err instanceof DomainError) || err.status < 500) throw err;
+        }
+      }
+    if (path.isRoot) return { kind: 'folder', repo, key, path: '', members };
+    for (const member of members)
+      if (member.rclass !== 'virtual' && (await folderExists(ctx.db, member.id, path.path)))
+        return { kind: 'folder', repo, key, path: path.path, members };
+    return null;
+  }
+  if (!path.isRoot) {
+    const artifact = await findArtifact(ctx.db, repo.id, path.path);
+    if (artifact) return { kind: 'file', repo, key, artifact };
+  }
+  if (path.isRoot || (await folderExists(ctx.db, repo.id, path.path)))
+    return { kind: 'folder', repo, key, path: path.path, members: [repo] };
+  if (repo.rclass === 'remote' && !cacheOnly && !path.folderHint) {
+    const fetched = await ctx.remote.fetch(repo, path.path, opts.stream ?? false);
+    if (!fetched) return null;
+    if ('artifact' in fetched) return { kind: 'file', repo, key, artifact: fetched.artifact };
+    return { kind: 'stream', repo, key, ...fetched };
+  }
+  return null;
+}
+
+/** Deletes a file or a folder (everything below it). */
+export async function deleteArtifacts(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  path: RepoPath,
+): Promise<number> {
+  const target = await resolveTarget(ctx, path.repoKey);
+  const repo = target.repo;
+  if (repo.rclass === 'virtual')
+    throw new DomainError(405, 'METHOD_NOT_ALLOWED', 'Delete from the member repository');
+  await authorize(ctx, principal, 'delete', repo, path.path);
+  const by = actorName(principal);
+  const deleted = await ctx.db.transaction(async (tx) => {
+    const rows = await deleteArtifactsAt(tx, repo.id, path.path);
+    if (rows.length > 0)
+      await publish(
+        tx,
+        ...rows.map((r) => ({
+          type: 'artifact.deleted',
+          payload: { repo: repo.key, path: r.path, sha256: r.sha256, by },
+        })),
+      );
+    return rows;
+  });
+  if (deleted.length === 0) throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+  return deleted.length;
+}
+
+/** A local (or cache) artifact for the storage API, after a read permission check. */
+export async function findStored(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  path: RepoPath,
+  action: 'read' | 'annotate' = 'read',
+): Promise<{ target: Target; artifact?: ArtifactRow; folder: boolean }> {
+  const target = await resolveTarget(ctx, path.repoKey);
+  await authorize(ctx, principal, action, target.repo, path.path);
+  if (target.repo.rclass === 'virtual') {
+    const resolved = await resolveForRead(ctx, principal, path);
+    if (resolved.kind === 'file')
+      return { target: { ...target, repo: resolved.repo }, artifact: resolved.artifact, folder: false };
+    if (resolved.kind === 'folder') return { target, folder: true };
+    resolved.stream.destroy();
+    throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+  }
+  if (!path.isRoot) {
+    const artifact = await findArtifact(ctx.db, target.repo.id, path.path);
+    if (artifact) return { target, artifact, folder: false };
+  }
+  if (path.isRoot || (await folderExists(ctx.db, target.repo.id, path.path))) return { target, folder: true };
+  throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+}
+
+/** Parses `k=v1,v2;k2=v3` (the `properties` query of the storage API). */
+export function parsePropertiesParam(value: string): Properties {
+  const out: Properties = {};
+  for (const pair of value.split(/[;|]/)) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const key = (eq < 0 ? pair : pair.slice(0, eq)).trim();
+    if (!key || key.length > 255) throw new InvalidError(`Invalid property "${pair}"`);
+    out[key] = [...(out[key] ?? []), ...(eq < 0 ? [] : pair.slice(eq + 1).split(','))];
+  }
+  return out;
+}
+
+/** Sets (merge) or removes properties on a file, or on every file of a folder. */
+export async function changeProperties(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  path: RepoPath,
+  change: { set?: Properties; remove?: string[] },
+): Promise<void> {
+  const target = await resolveTarget(ctx, path.repoKey);
+  const repo = target.repo;
+  if (repo.rclass === 'virtual') throw new InvalidError('Properties are set on the member repository');
+  await authorize(ctx, principal, 'annotate', repo, path.path);
+  const by = actorName(principal);
+  await ctx.db.transaction(async (tx) => {
+    const single = path.isRoot ? undefined : await findArtifact(tx, repo.id, path.path);
+    const rows = single ? [single] : await listArtifactsBelow(tx, repo.id, path.path);
+    if (rows.length === 0) throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+    for (const row of rows) {
+      const props: Properties = { ...(row.properties as Properties) };
+      for (const [k, v] of Object.entries(change.set ?? {})) props[k] = v;
+      for (const k of change.remove ?? []) delete props[k];
+      await setArtifactProperties(tx, row.id, props, by);
+    }
+    await publish(tx, {
+      type: 'artifact.properties_changed',
+      payload: { repo: repo.key, path: path.path, set: change.set ?? {}, removed: change.remove ?? [], by },
+    });
+  });
+}
+
+export interface CopyResult {
+  /** Files (to be) copied or moved: `[from, to]` as `repo/path`. */
+  files: [string, string][];
+  dryRun: boolean;
+}
+
+/**
+ * Copies or moves a file or folder to another path (same or other local repository).
+ * Permission: read (copy) or delete (move) on the source; write, and delete to overwrite, on the target.
+ */
+export async function copyOrMove(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  mode: 'copy' | 'move',
+  from: RepoPath,
+  to: RepoPath,
+  dryRun: boolean,
+): Promise<CopyResult> {
+  const source = await resolveTarget(ctx, from.repoKey);
+  const dest = await resolveTarget(ctx, to.repoKey);
+  if (source.repo.rclass === 'virtual')
+    throw new InvalidError('Copy and move work on local repositories and caches');
+  if (dest.cache || dest.repo.rclass !== 'local')
+    throw new InvalidError('The target must be a local repository');
+  if (dest.repo.packageType !== source.repo.packageType)
+    throw new InvalidError(
+      `The target repository is ${dest.repo.packageType}, the source ${source.repo.packageType}`,
+    );
+  await authorize(ctx, principal, mode === 'copy' ? 'read' : 'delete', source.repo, from.path);
+  const single = from.isRoot ? undefined : await findArtifact(ctx.db, source.repo.id, from.path);
+  const rows = single ? [single] : await listArtifactsBelow(ctx.db, source.repo.id, from.path);
+  if (rows.length === 0) throw new NotFoundError(`'${from.path}' not found in repository '${source.key}'`);
+  const targetPathOf = (row: ArtifactRow) =>
+    single
+      ? to.path
+      : [to.path, row.path.slice(from.path === '' ? 0 : from.path.length + 1)].filter(Boolean).join('/');
+  const plan: { row: ArtifactRow; target: string; exists: boolean }[] = [];
+  for (const row of rows) {
+    const target = targetPathOf(row);
+    if (!target) throw new InvalidError('The target must name a path');
+    if (dest.repo.id === source.repo.id && (target === row.path || target.startsWith(`${row.path}/`)))
+      throw new InvalidError('The target is the source itself');
+    if (mode === 'move' && !(await can(ctx, principal, 'delete', source.repo, row.path)))
+      throw new ForbiddenError(`You do not have delete permission on ${source.repo.key}/${row.path}`);
+    if (mode === 'copy' && !(await can(ctx, principal, 'read', source.repo, row.path)))
+      throw new ForbiddenError(`You do not have read permission on ${source.repo.key}/${row.path}`);
+    if (!admitsPath(dest.repo, target))
+      throw new ForbiddenError(
+        `'${target}' is not accepted by repository '${dest.repo.key}' (include/exclude patterns)`,
+      );
+    const exists = !!(await findArtifact(ctx.db, dest.repo.id, target));
+    await authorize(ctx, principal, 'write', dest.repo, target);
+    if (exists) await authorize(ctx, principal, 'delete', dest.repo, target);
+    plan.push({ row, target, exists });
+  }
+  const files = plan.map((p): [string, string] => [`${source.key}/${p.row.path}`, `${dest.key}/${p.target}`]);
+  if (dryRun) return { files, dryRun };
+  const by = actorName(principal);
+  await ctx.db.transaction(async (tx) => {
+    for (const { row, target } of plan) {
+      await upsertArtifact(tx, {
+        repositoryId: dest.repo.id,
+        path: target,
+        size: row.size,
+        sha256: row.sha256,
+        sha1: row.sha1,
+        md5: row.md5,
+        mimeType: row.mimeType,
+        properties: row.properties,
+        createdBy: by,
+        modifiedBy: by,
+      });
+      if (mode === 'move') await deleteArtifactsAt(tx, source.repo.id, row.path);
+    }
+    await publish(
+      tx,
+      ...plan.map(({ row, target }) => ({
+        type: mode === 'copy' ? 'artifact.copied' : 'artifact.moved',
+        payload: {
+          from: { repo: source.repo.key, path: row.path },
+          to: { repo: dest.repo.key, path: target },
+          sha256: row.sha256,
+          by,
+        },
+      })),
+    );
+  });
+  return { files, dryRun };
+}

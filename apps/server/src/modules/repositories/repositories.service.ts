@@ -1,0 +1,407 @@
+import { HIDDEN_REPOSITORY_TYPES } from '@granary/contracts';
+import type { FormatRegistry } from '../../formats/registry.ts';
+import type { Db } from '../../platform/db/index.ts';
+import { publish } from '../../platform/events/index.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import {
+  deleteRepositoryRow,
+  findRepositoryByKey,
+  insertRepository,
+  listRepositoryRows,
+  type RepositoryRow,
+  updateRepository,
+  withAdvisoryLock,
+} from './repositories.queries.ts';
+import {
+  CACHE_SUFFIX,
+  DEFAULT_REPOSITORY_KEY,
+  type Repository,
+  type RepositoryWrite,
+  repositoryKeySchema,
+} from './repository.contracts.ts';
+
+export type RepositoryClass = 'local' | 'remote' | 'virtual';
+
+export interface RemoteSettings {
+  url: string;
+  username?: string;
+  proxy?: string;
+  offline: boolean;
+  retrievalCachePeriodSecs: number;
+  missedRetrievalCachePeriodSecs: number;
+  storeArtifactsLocally: boolean;
+}
+export interface VirtualSettings {
+  repositories: string[];
+  defaultDeploymentRepo: string | null;
+}
+export interface MavenSettings {
+  handleReleases: boolean;
+  handleSnapshots: boolean;
+}
+
+/** A repository as the services use it (the remote password included; never sent to clients). */
+export interface RepoConfig {
+  id: string;
+  key: string;
+  rclass: RepositoryClass;
+  packageType: string;
+  description: string;
+  notes: string;
+  includesPattern: string;
+  excludesPattern: string;
+  projectKey: string | null;
+  remote?: RemoteSettings;
+  virtual?: VirtualSettings;
+  maven?: MavenSettings;
+  password?: string;
+  createdAt: Date;
+}
+
+const REMOTE_FIELDS = [
+  'url',
+  'username',
+  'password',
+  'proxy',
+  'offline',
+  'retrievalCachePeriodSecs',
+  'missedRetrievalCachePeriodSecs',
+  'storeArtifactsLocally',
+] as const;
+const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo'] as const;
+const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots'] as const;
+const MAVEN_LIKE = new Set(['maven', 'gradle', 'ivy', 'sbt']);
+const DEFAULT_LOCK_KEY = 0x67726e7265706fn; // 'grnrepo'
+
+export function toRepoConfig(row: RepositoryRow): RepoConfig {
+  const s = (row.settings ?? {}) as {
+    remote?: RemoteSettings;
+    virtual?: VirtualSettings;
+    maven?: MavenSettings;
+  };
+  return {
+    id: row.id,
+    key: row.key,
+    rclass: row.rclass as RepositoryClass,
+    packageType: row.packageType,
+    description: row.description,
+    notes: row.notes,
+    includesPattern: row.includesPattern,
+    excludesPattern: row.excludesPattern,
+    projectKey: row.projectKey,
+    remote: s.remote,
+    virtual: s.virtual,
+    maven: s.maven,
+    password: row.remotePassword ?? undefined,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The REST shape; the password is write only. */
+export function toRepository(repo: RepoConfig): Repository {
+  const { remote, virtual, maven } = repo;
+  return {
+    key: repo.key,
+    rclass: repo.rclass,
+    packageType: repo.packageType,
+    description: repo.description,
+    notes: repo.notes,
+    includesPattern: repo.includesPattern,
+    excludesPattern: repo.excludesPattern,
+    projectKey: repo.projectKey,
+    ...(remote
+      ? {
+          url: remote.url,
+          ...(remote.username ? { username: remote.username } : {}),
+          ...(remote.proxy ? { proxy: remote.proxy } : {}),
+          offline: remote.offline,
+          retrievalCachePeriodSecs: remote.retrievalCachePeriodSecs,
+          missedRetrievalCachePeriodSecs: remote.missedRetrievalCachePeriodSecs,
+          storeArtifactsLocally: remote.storeArtifactsLocally,
+        }
+      : {}),
+    ...(virtual
+      ? { repositories: virtual.repositories, defaultDeploymentRepo: virtual.defaultDeploymentRepo }
+      : {}),
+    ...(maven ? { handleReleases: maven.handleReleases, handleSnapshots: maven.handleSnapshots } : {}),
+  };
+}
+
+export async function listRepositories(
+  db: Db,
+  filter: { rclass?: RepositoryClass; packageType?: string } = {},
+  formats?: FormatRegistry,
+): Promise<RepoConfig[]> {
+  const wantedType = filter.packageType
+    ? (formats?.get(filter.packageType)?.id ?? filter.packageType.toLowerCase())
+    : undefined;
+  return (await listRepositoryRows(db))
+    .map(toRepoConfig)
+    .filter((r) => !(HIDDEN_REPOSITORY_TYPES as readonly string[]).includes(r.packageType.toLowerCase()))
+    .filter((r) => !filter.rclass || r.rclass === filter.rclass)
+    .filter((r) => !wantedType || r.packageType === wantedType);
+}
+
+export async function findRepository(db: Db, key: string): Promise<RepoConfig | undefined> {
+  const row = await findRepositoryByKey(db, key);
+  return row ? toRepoConfig(row) : undefined;
+}
+
+export async function getRepository(db: Db, key: string): Promise<RepoConfig> {
+  const repo = await findRepository(db, key);
+  if (!repo) throw new NotFoundError(`Repository '${key}' not found`);
+  return repo;
+}
+
+function checkPatterns(value: string | undefined, field: string): void {
+  if (value === undefined || value.trim() === '') return;
+  for (const p of value.split(',')) {
+    const pattern = p.trim();
+    if (!pattern) throw new InvalidError(`${field}: empty pattern in "${value}"`);
+    if (pattern.split('/').includes('..'))
+      throw new InvalidError(`${field}: ".." is not allowed in a pattern`);
+  }
+}
+
+function refuseFields(body: RepositoryWrite, fields: readonly string[], what: string): void {
+  const given = fields.filter((f) => (body as Record<string, unknown>)[f] !== undefined);
+  if (given.length > 0) throw new InvalidError(`${given.join(', ')}: only for ${what} repositories`);
+}
+
+function checkUrl(url: string | undefined): string {
+  if (!url) throw new InvalidError('url: a remote repository needs the upstream URL');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidError(`url: "${url}" is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new InvalidError('url: only http and https upstreams are supported');
+  if (parsed.username || parsed.password)
+    throw new InvalidError('url: put credentials in username and password, not in the URL');
+  return url;
+}
+
+/** Members exist, share the package type, hold no duplicates and make no cycle; the default deployment repository is a local member. */
+async function checkVirtual(
+  db: Db,
+  key: string,
+  packageType: string,
+  settings: VirtualSettings,
+): Promise<VirtualSettings> {
+  const all = new Map((await listRepositoryRows(db)).map((r) => [r.key.toLowerCase(), toRepoConfig(r)]));
+  const members: string[] = [];
+  for (const name of settings.repositories) {
+    const member = all.get(name.toLowerCase());
+    if (!member) throw new InvalidError(`repositories: repository '${name}' does not exist`);
+    if (member.key.toLowerCase() === key.toLowerCase())
+      throw new InvalidError('repositories: a virtual repository cannot contain itself');
+    if (member.packageType !== packageType)
+      throw new InvalidError(
+        `repositories: '${member.key}' is a ${member.packageType} repository, not ${packageType}`,
+      );
+    if (members.some((m) => m.toLowerCase() === member.key.toLowerCase()))
+      throw new InvalidError(`repositories: '${member.key}' is listed twice`);
+    members.push(member.key);
+  }
+  // No cycle through nested virtual repositories.
+  const visit = (name: string, seen: Set<string>): void => {
+    const repo = all.get(name.toLowerCase());
+    if (!repo?.virtual) return;
+    for (const m of repo.virtual.repositories) {
+      if (m.toLowerCase() === key.toLowerCase() || seen.has(m.toLowerCase()))
+        throw new InvalidError(`repositories: '${name}' leads back to '${key}'`);
+      visit(m, new Set([...seen, m.toLowerCase()]));
+    }
+  };
+  for (const m of members) visit(m, new Set());
+  let deploy: string | null = null;
+  if (settings.defaultDeploymentRepo) {
+    const target = members.find((m) => m.toLowerCase() === settings.defaultDeploymentRepo!.toLowerCase());
+    if (!target)
+      throw new InvalidError('defaultDeploymentRepo: must be one of the virtual repository’s members');
+    if (all.get(target.toLowerCase())?.rclass !== 'local')
+      throw new InvalidError('defaultDeploymentRepo: must be a local repository');
+    deploy = target;
+  }
+  return { repositories: members, defaultDeploymentRepo: deploy };
+}
+
+function uniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+/** Builds the stored form of a repository from an existing one (update) or nothing (create). */
+async function buildConfig(
+  db: Db,
+  formats: FormatRegistry,
+  key: string,
+  body: RepositoryWrite,
+  existing?: RepoConfig,
+): Promise<Omit<RepoConfig, 'id' | 'createdAt'>> {
+  if (body.key !== undefined && body.key.toLowerCase() !== key.toLowerCase())
+    throw new InvalidError('key: the key in the body differs from the key in the path');
+  const rclass = body.rclass ?? existing?.rclass;
+  if (!rclass) throw new InvalidError('rclass: required (local, remote or virtual)');
+  if (existing && rclass !== existing.rclass)
+    throw new InvalidError('rclass: the class of a repository cannot change');
+  let packageType = existing?.packageType ?? 'generic';
+  if (body.packageType !== undefined) {
+    const format = formats.get(body.packageType);
+    if (!format) throw new InvalidError(`packageType: unknown package type "${body.packageType}"`);
+    if (existing && format.id !== existing.packageType)
+      throw new InvalidError('packageType: the package type of a repository cannot change');
+    if (!format.classes.includes(rclass))
+      throw new InvalidError(`packageType: ${format.id} has no ${rclass} repositories`);
+    packageType = format.id;
+  }
+  checkPatterns(body.includesPattern, 'includesPattern');
+  checkPatterns(body.excludesPattern, 'excludesPattern');
+  if (rclass !== 'remote') refuseFields(body, REMOTE_FIELDS, 'remote');
+  if (rclass !== 'virtual') refuseFields(body, VIRTUAL_FIELDS, 'virtual');
+  if (!MAVEN_LIKE.has(packageType)) refuseFields(body, MAVEN_FIELDS, 'maven');
+
+  const config: Omit<RepoConfig, 'id' | 'createdAt'> = {
+    key: existing?.key ?? key,
+    rclass,
+    packageType,
+    description: body.description ?? existing?.description ?? '',
+    notes: body.notes ?? existing?.notes ?? '',
+    includesPattern: body.includesPattern?.trim() || existing?.includesPattern || '**/*',
+    excludesPattern:
+      body.excludesPattern !== undefined ? body.excludesPattern.trim() : (existing?.excludesPattern ?? ''),
+    projectKey: body.projectKey !== undefined ? body.projectKey || null : (existing?.projectKey ?? null),
+    password: existing?.password,
+  };
+  if (rclass === 'remote') {
+    const prev = existing?.remote;
+    config.remote = {
+      url: checkUrl(body.url ?? prev?.url),
+      username: body.username !== undefined ? body.username || undefined : prev?.username,
+      proxy: body.proxy !== undefined ? body.proxy || undefined : prev?.proxy,
+      offline: body.offline ?? prev?.offline ?? false,
+      retrievalCachePeriodSecs: body.retrievalCachePeriodSecs ?? prev?.retrievalCachePeriodSecs ?? 7200,
+      missedRetrievalCachePeriodSecs:
+        body.missedRetrievalCachePeriodSecs ?? prev?.missedRetrievalCachePeriodSecs ?? 1800,
+      storeArtifactsLocally: body.storeArtifactsLocally ?? prev?.storeArtifactsLocally ?? true,
+    };
+    if (body.password !== undefined) config.password = body.password || undefined;
+  }
+  if (rclass === 'virtual') {
+    config.virtual = await checkVirtual(db, key, packageType, {
+      repositories: body.repositories ?? existing?.virtual?.repositories ?? [],
+      defaultDeploymentRepo:
+        body.defaultDeploymentRepo !== undefined
+          ? body.defaultDeploymentRepo
+          : (existing?.virtual?.defaultDeploymentRepo ?? null),
+    });
+  }
+  if (MAVEN_LIKE.has(packageType)) {
+    config.maven = {
+      handleReleases: body.handleReleases ?? existing?.maven?.handleReleases ?? true,
+      handleSnapshots: body.handleSnapshots ?? existing?.maven?.handleSnapshots ?? true,
+    };
+  }
+  return config;
+}
+
+function toRow(config: Omit<RepoConfig, 'id' | 'createdAt'>) {
+  return {
+    key: config.key,
+    rclass: config.rclass,
+    packageType: config.packageType,
+    description: config.description,
+    notes: config.notes,
+    includesPattern: config.includesPattern,
+    excludesPattern: config.excludesPattern,
+    projectKey: config.projectKey,
+    settings: {
+      ...(config.remote ? { remote: config.remote } : {}),
+      ...(config.virtual ? { virtual: config.virtual } : {}),
+      ...(config.maven ? { maven: config.maven } : {}),
+    },
+    remotePassword: config.password ?? null,
+  };
+}
+
+export function checkNewRepositoryKey(key: string): void {
+  const parsed = repositoryKeySchema.safeParse(key);
+  if (!parsed.success) throw new InvalidError(parsed.error.issues.map((i) => i.message).join('; '));
+}
+
+export async function createRepository(
+  db: Db,
+  formats: FormatRegistry,
+  key: string,
+  body: RepositoryWrite,
+  by: string,
+): Promise<RepoConfig> {
+  checkNewRepositoryKey(key);
+  if (await findRepositoryByKey(db, key)) throw new ConflictError(`Repository '${key}' already exists`);
+  const config = await buildConfig(db, formats, key, body);
+  try {
+    return await db.transaction(async (tx) => {
+      const row = await insertRepository(tx, toRow(config));
+      await publish(tx, { type: 'repository.created', payload: { repo: row.key, rclass: row.rclass, by } });
+      return toRepoConfig(row);
+    });
+  } catch (err) {
+    if (uniqueViolation(err)) throw new ConflictError(`Repository '${key}' already exists`);
+    throw err;
+  }
+}
+
+export async function updateRepositoryConfig(
+  db: Db,
+  formats: FormatRegistry,
+  key: string,
+  body: RepositoryWrite,
+  by: string,
+): Promise<RepoConfig> {
+  const existing = await getRepository(db, key);
+  const config = await buildConfig(db, formats, key, body, existing);
+  return db.transaction(async (tx) => {
+    const row = await updateRepository(tx, existing.id, toRow(config));
+    await publish(tx, { type: 'repository.updated', payload: { repo: row.key, by } });
+    return toRepoConfig(row);
+  });
+}
+
+/** Deletes a repository with its artifacts; virtual repositories that listed it drop it. */
+export async function deleteRepository(db: Db, key: string, by: string): Promise<void> {
+  const existing = await getRepository(db, key);
+  await db.transaction(async (tx) => {
+    for (const row of await listRepositoryRows(tx)) {
+      const repo = toRepoConfig(row);
+      if (!repo.virtual?.repositories.includes(existing.key)) continue;
+      const virtual: VirtualSettings = {
+        repositories: repo.virtual.repositories.filter((m) => m !== existing.key),
+        defaultDeploymentRepo:
+          repo.virtual.defaultDeploymentRepo === existing.key ? null : repo.virtual.defaultDeploymentRepo,
+      };
+      await updateRepository(tx, repo.id, { settings: { ...(row.settings as object), virtual } });
+    }
+    await deleteRepositoryRow(tx, existing.id);
+    await publish(tx, { type: 'repository.deleted', payload: { repo: existing.key, by } });
+  });
+}
+
+/** A fresh install gets one generic local repository; several nodes starting at once create it once. */
+export async function ensureDefaultRepository(db: Db): Promise<void> {
+  await withAdvisoryLock(db, DEFAULT_LOCK_KEY, async (tx) => {
+    if ((await listRepositoryRows(tx)).length > 0) return;
+    await insertRepository(tx, {
+      key: DEFAULT_REPOSITORY_KEY,
+      rclass: 'local',
+      packageType: 'generic',
+      description: 'Generic files',
+    });
+  });
+}
+
+/** `{key}-cache` names the cache of the remote repository `key`. */
+export function cacheBaseKey(key: string): string | null {
+  return key.toLowerCase().endsWith(CACHE_SUFFIX) ? key.slice(0, -CACHE_SUFFIX.length) : null;
+}

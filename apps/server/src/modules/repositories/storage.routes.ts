@@ -1,0 +1,203 @@
+import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import { binariesUsage, listChildren, usageByRepository } from './artifacts.queries.ts';
+import {
+  changeProperties,
+  copyOrMove,
+  findStored,
+  type Properties,
+  parsePropertiesParam,
+} from './artifacts.service.ts';
+import type { RepositoriesContext } from './context.ts';
+import { mimeTypeOf } from './mime.ts';
+import { RepoPath } from './repo-path.ts';
+import { type StorageInfo, storageInfoSchema } from './repository.contracts.ts';
+
+const tags = ['storage'];
+const params = z.object({ key: z.string().min(1).max(200), '*': z.string().optional() });
+const storageQuery = z.object({ properties: z.string().optional() }).passthrough();
+const config = { access: 'public' as const };
+
+const pathOf = (p: { key: string; '*'?: string }) => RepoPath.parse(p.key, p['*'] ?? '');
+
+/** Artifactory's `/api/storage`, `/api/copy`, `/api/move`, and the console's storage summary. */
+export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const base = (request: FastifyRequest) => publicBaseUrl(request, ctx.baseUrl);
+
+    const info = async (
+      request: FastifyRequest<{ Params: z.infer<typeof params>; Querystring: z.infer<typeof storageQuery> }>,
+    ) => {
+      const path = pathOf(request.params);
+      const found = await findStored(ctx, request.principal, path);
+      const key = found.target.key;
+      const uri = `${base(request)}/api/storage/${key}${path.isRoot ? '' : `/${path.path}`}`;
+      if (request.query.properties !== undefined) {
+        if (!found.artifact) throw new NotFoundError('Folders carry no properties');
+        const all = found.artifact.properties as Properties;
+        const wanted = request.query.properties ? request.query.properties.split(',') : Object.keys(all);
+        const properties = Object.fromEntries(wanted.filter((k) => k in all).map((k) => [k, all[k]!]));
+        if (Object.keys(properties).length === 0) throw new NotFoundError('No properties');
+        return { properties, uri };
+      }
+      if (found.artifact) {
+        const a = found.artifact;
+        const checksums = { sha1: a.sha1, md5: a.md5, sha256: a.sha256 };
+        return {
+          repo: key,
+          path: `/${a.path}`,
+          created: a.createdAt.toISOString(),
+          createdBy: a.createdBy,
+          lastModified: a.modifiedAt.toISOString(),
+          modifiedBy: a.modifiedBy,
+          lastUpdated: a.modifiedAt.toISOString(),
+          size: String(a.size),
+          mimeType: a.mimeType ?? mimeTypeOf(a.path),
+          checksums,
+          originalChecksums: checksums,
+          downloadUri: `${base(request)}/repository/${key}/${a.path}`,
+          uri,
+        } satisfies StorageInfo;
+      }
+      const repo = found.target.repo;
+      const children = repo.rclass === 'virtual' ? [] : await listChildren(ctx.db, repo.id, path.path);
+      const when = repo.createdAt.toISOString();
+      return {
+        repo: key,
+        path: `/${path.path}`,
+        created: when,
+        createdBy: 'system',
+        lastModified: when,
+        lastUpdated: when,
+        children: children.map((c) => ({ uri: `/${c.name}`, folder: c.folder })),
+        uri,
+      } satisfies StorageInfo;
+    };
+    const getSchema = {
+      tags,
+      summary: 'File or folder information, or its properties (?properties)',
+      params,
+      querystring: storageQuery,
+      response: {
+        200: z.union([
+          storageInfoSchema,
+          z.object({ properties: z.record(z.string(), z.array(z.string())), uri: z.string() }),
+        ]),
+      },
+    };
+    app.get('/api/storage/:key', { config, schema: getSchema }, info);
+    app.get('/api/storage/:key/*', { config, schema: getSchema }, info);
+
+    app.put(
+      '/api/storage/:key/*',
+      {
+        config,
+        schema: {
+          tags,
+          summary: 'Set properties: ?properties=k=v1,v2;k2=v3',
+          params,
+          querystring: storageQuery,
+        },
+      },
+      async (request, reply) => {
+        const raw = request.query.properties;
+        if (!raw) throw new InvalidError('properties: give k=v pairs separated by ";"');
+        await changeProperties(ctx, request.principal, pathOf(request.params), {
+          set: parsePropertiesParam(raw),
+        });
+        return reply.code(204).send();
+      },
+    );
+    app.delete(
+      '/api/storage/:key/*',
+      {
+        config,
+        schema: { tags, summary: 'Remove properties: ?properties=k1,k2', params, querystring: storageQuery },
+      },
+      async (request, reply) => {
+        const raw = request.query.properties;
+        if (!raw) throw new InvalidError('properties: name the properties to remove, separated by ","');
+        await changeProperties(ctx, request.principal, pathOf(request.params), {
+          remove: raw
+            .split(/[,;]/)
+            .map((k) => k.trim())
+            .filter(Boolean),
+        });
+        return reply.code(204).send();
+      },
+    );
+
+    const copyQuery = z.object({ to: z.string().min(2), dry: z.string().optional() });
+    const answer = z.object({ messages: z.array(z.object({ level: z.string(), message: z.string() })) });
+    for (const mode of ['copy', 'move'] as const) {
+      app.post(
+        `/api/${mode}/:key/*`,
+        {
+          config,
+          schema: {
+            tags,
+            summary: `${mode === 'copy' ? 'Copy' : 'Move'} a file or folder: ?to=/{key}/{path}[&dry=1]`,
+            params,
+            querystring: copyQuery,
+            response: { 200: answer },
+          },
+        },
+        async (request) => {
+          const from = pathOf(request.params);
+          const to = request.query.to.replace(/^\/+/, '');
+          const slash = to.indexOf('/');
+          const target = RepoPath.parse(
+            slash < 0 ? to : to.slice(0, slash),
+            slash < 0 ? '' : to.slice(slash + 1),
+          );
+          const dry = request.query.dry === '1' || request.query.dry === 'true';
+          const result = await copyOrMove(ctx, request.principal, mode, from, target, dry);
+          const verb = mode === 'copy' ? 'copying' : 'moving';
+          return {
+            messages: result.files.map(([a, b]) => ({
+              level: 'INFO',
+              message: `${dry ? 'dry run: ' : ''}${verb} ${a} to ${b} completed successfully`,
+            })),
+          };
+        },
+      );
+    }
+
+    app.get(
+      '/ui/api/v1/ui/storagesummary',
+      {
+        config: { access: 'admin' },
+        schema: { tags, summary: 'Storage per repository, binaries and deduplication' },
+      },
+      async () => {
+        const repositories = await usageByRepository(ctx.db);
+        const binaries = await binariesUsage(ctx.db);
+        const artifactsSize = repositories.reduce((s, r) => s + r.usedSpace, 0);
+        const artifactsCount = repositories.reduce((s, r) => s + r.filesCount, 0);
+        return {
+          binariesSummary: {
+            binariesCount: binaries.count,
+            binariesSize: binaries.size,
+            artifactsCount,
+            artifactsSize,
+            /** Bytes saved because one blob serves every path with the same content. */
+            deduplicationSaving: artifactsSize - binaries.size,
+            optimization:
+              artifactsSize === 0 ? '0%' : `${Math.round((binaries.size / artifactsSize) * 100)}%`,
+          },
+          repositoriesSummaryList: repositories.map((r) => ({
+            repoKey: r.key,
+            repoType: r.rclass.toUpperCase(),
+            packageType: r.packageType,
+            filesCount: r.filesCount,
+            usedSpace: r.usedSpace,
+            percentage: artifactsSize === 0 ? 0 : Math.round((r.usedSpace / artifactsSize) * 10000) / 100,
+          })),
+        };
+      },
+    );
+  };
+}
