@@ -74,6 +74,9 @@ test.describe('access walk', () => {
 
     await page.goto('/ui/logout');
     await expect(page).toHaveURL(/\/ui\/login/);
+    // The login page shows its form once the sign-out call has finished.
+    await expect(page.getByLabel('Username')).toBeVisible();
+    await expect.poll(async () => (await currentUser(page)).name ?? 'anonymous').toBe('anonymous');
     await signIn(page, 'walker-mfa', PASSWORD);
     await expect(page).toHaveURL(/\/ui\/login\/otp-login/);
     await expect.poll(async () => (await currentUser(page)).name ?? 'anonymous').toBe('anonymous');
