@@ -51,6 +51,18 @@ export const AccessErrorCode = {
   RegistrationDisabled: 'REGISTRATION_DISABLED',
   /** The user name is taken. */
   UserExists: 'USER_EXISTS',
+  /** An invitation token that is unknown, spent or expired. */
+  InvalidInvitation: 'INVALID_INVITATION',
+  /** A mail was needed but no mail server is configured. */
+  MailNotConfigured: 'MAIL_NOT_CONFIGURED',
+  /** No trusted public address for a mailed link: set GRANARY_BASE_URL. */
+  BaseUrlUntrusted: 'BASE_URL_UNTRUSTED',
+  /** The mail server refused or could not be reached. */
+  MailFailed: 'MAIL_FAILED',
+  /** A CLI registration session that is unknown, expired or already delivered. */
+  CliSessionNotFound: 'CLI_SESSION_NOT_FOUND',
+  /** The admin turned profile updates off for this user. */
+  ProfileNotUpdatable: 'PROFILE_NOT_UPDATABLE',
 } as const;
 export type AccessErrorCode = (typeof AccessErrorCode)[keyof typeof AccessErrorCode];
 
@@ -91,6 +103,16 @@ export const ACCESS_MESSAGES = {
   wrongOldPassword: 'The current password is wrong',
   userRequired: 'User name is required',
   passwordRequired: 'Password is required',
+  invalidInvitation: 'The invitation is invalid or has expired',
+  mailNotConfigured:
+    'Email is not configured on this server: set up a mail server in the security settings first.',
+  baseUrlUntrusted:
+    'Granary does not know its public address: set GRANARY_BASE_URL so that mailed links point to this server.',
+  mailFailed: 'The mail server did not accept the mail',
+  cliSessionNotFound: 'The CLI sign-in request is unknown or has expired. Start again from the CLI.',
+  profileNotUpdatable: 'Your administrator does not allow profile changes for this account',
+  ssoNotConfigured: (type: string) => `Single sign-on is not configured for ${type}`,
+  accountPortalNotConfigured: 'No account portal is configured for this server',
 } as const;
 
 /** Texts of the default password policy (minimum length and character classes are configurable). */
@@ -184,6 +206,8 @@ export const loginRelatedDataSchema = z.object({
   ssoProviderLink: z.string().nullable(),
   /** Self-registration is on: the login page may link to registration. */
   canRegister: z.boolean().optional(),
+  /** Where `/user/my-jfrog-redirect` sends the user (security setting `accountPortalUrl`); null when unset. */
+  accountPortalUrl: z.string().nullable().optional(),
 });
 export type LoginRelatedData = z.infer<typeof loginRelatedDataSchema>;
 
@@ -420,7 +444,8 @@ export const tokenInfoSchema = z.object({
   expiry: z.number().int().nullable(),
   issued_at: z.number().int(),
   last_used: z.number().int().nullable(),
-  kind: z.enum(['access', 'identity']),
+  /** `apikey`: the user's one API key (spec 001 §7), a long-lived personal token. */
+  kind: z.enum(['access', 'identity', 'apikey']),
 });
 export type TokenInfo = z.infer<typeof tokenInfoSchema>;
 export const tokenListSchema = z.object({ tokens: z.array(tokenInfoSchema) });
@@ -458,6 +483,8 @@ export const mailSettingsSchema = z.strictObject({
 });
 export type MailSettings = z.infer<typeof mailSettingsSchema>;
 
+const accountPortalUrlSchema = z.union([z.literal(''), z.url({ protocol: /^https?$/ })]).default('');
+
 export const securityConfigSchema = z.strictObject({
   anonymousAccess: z.boolean(),
   /** Every user must enrol a TOTP authenticator at the next sign-in. */
@@ -465,6 +492,8 @@ export const securityConfigSchema = z.strictObject({
   selfRegistration: z.boolean(),
   passwordPolicy: passwordPolicySchema,
   mail: mailSettingsSchema,
+  /** The account portal `/user/my-jfrog-redirect` sends users to (spec 000 §2); '' = none. */
+  accountPortalUrl: accountPortalUrlSchema,
 });
 export type SecurityConfig = z.infer<typeof securityConfigSchema>;
 export const securityConfigPatchSchema = z.strictObject({
@@ -473,6 +502,7 @@ export const securityConfigPatchSchema = z.strictObject({
   selfRegistration: z.boolean().optional(),
   passwordPolicy: passwordPolicySchema.partial().optional(),
   mail: mailSettingsSchema.partial().optional(),
+  accountPortalUrl: accountPortalUrlSchema.optional(),
 });
 export type SecurityConfigPatch = z.infer<typeof securityConfigPatchSchema>;
 
@@ -558,3 +588,131 @@ export type ProjectMember = z.infer<typeof projectMemberSchema>;
 export type ProjectLimit = z.infer<typeof projectLimitSchema>;
 /** spec 000 §9, spec 001 §9: project level limits; `firstLevel` is the most projects one server holds. */
 export const PROJECT_LIMITS = { single: 1, firstLevel: 100, secondLevel: 100 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Invitations (spec 000 §2 "invitation", §5, §7): an admin invites an email; the mailed link opens
+// `/ui/login/invitation?token=…`, where the invitee picks a name and a password.
+// ---------------------------------------------------------------------------------------------
+
+/** An invitation token: 32 random bytes, base64url (spec 000 §5 "a token query value that passes a format check"). */
+export const INVITATION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+export const invitationTokenSchema = z.string().regex(INVITATION_TOKEN_PATTERN, 'Not an invitation token');
+export const INVITATION_PAGE = '/ui/login/invitation';
+/** An invitation works once, for this long. */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+
+/** `POST /api/security/invitations` (admin). */
+export const invitationCreateSchema = z.strictObject({
+  email: z.email(),
+  /** Hours until the link expires; default 7 days. */
+  expiresInHours: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 30)
+    .optional(),
+});
+export type InvitationCreate = z.infer<typeof invitationCreateSchema>;
+export const invitationCreatedSchema = z.object({ email: z.string(), expiresAt: z.string() });
+export type InvitationCreated = z.infer<typeof invitationCreatedSchema>;
+
+/** `POST access/token/verify` (spec 000 §7) body and answer. */
+export const invitationVerifyRequestSchema = z.strictObject({ token: z.string().min(1).max(256) });
+export const invitationVerifyResponseSchema = z.object({ email: z.string(), expiresAt: z.string() });
+export type InvitationVerifyResponse = z.infer<typeof invitationVerifyResponseSchema>;
+
+/** `POST access/entities/users/invited/setPassword` (spec 000 §7): creates the user and signs in. */
+export const invitedSetPasswordSchema = z.strictObject({
+  token: z.string().min(1).max(256),
+  username: userNameSchema,
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+});
+export type InvitedSetPassword = z.infer<typeof invitedSetPasswordSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// CLI registration (spec 000 §2 "cli-registration"): a CLI opens a session, the user confirms it
+// in the console at `/ui/login/cli-registration?session=…`, the CLI polls for its access token.
+// ---------------------------------------------------------------------------------------------
+
+export const CLI_REGISTRATION_PAGE = '/ui/login/cli-registration';
+/** A pending CLI session lives this long. */
+export const CLI_SESSION_TTL_MS = 5 * 60_000;
+/** How often a CLI should poll. */
+export const CLI_POLL_INTERVAL_SECONDS = 2;
+export const CLI_SESSION_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+export const cliSessionIdSchema = z.string().regex(CLI_SESSION_PATTERN, 'Not a CLI session');
+
+/** `POST /api/security/cli-registrations` body (public). */
+export const cliSessionCreateSchema = z
+  .strictObject({
+    /** Shown to the user on the confirmation page and stored as the token's description. */
+    client: z.string().trim().min(1).max(100).optional(),
+  })
+  .default({});
+export const cliSessionCreatedSchema = z.object({
+  session: z.string(),
+  /** A short code the CLI shows; the console page shows the same one for the user to compare. */
+  code: z.string(),
+  /** `{base}/ui/login/cli-registration?session=…`: the CLI opens it in a browser. */
+  url: z.string(),
+  expiresAt: z.string(),
+  pollIntervalSeconds: z.number().int(),
+});
+export type CliSessionCreated = z.infer<typeof cliSessionCreatedSchema>;
+/** `GET /api/security/cli-registrations/{session}`: 202 pending, 200 once with the token, then 404. */
+export const cliSessionPollSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('pending'), expiresAt: z.string() }),
+  z.object({
+    status: z.literal('confirmed'),
+    username: z.string(),
+    access_token: z.string(),
+    token_id: z.string(),
+    token_type: z.literal('Bearer'),
+  }),
+]);
+export type CliSessionPoll = z.infer<typeof cliSessionPollSchema>;
+/** `GET access/cli-registration/{session}` (console): what the confirmation page shows. */
+export const cliSessionInfoSchema = z.object({
+  code: z.string(),
+  client: z.string().nullable(),
+  confirmed: z.boolean(),
+  expiresAt: z.string(),
+});
+export type CliSessionInfo = z.infer<typeof cliSessionInfoSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Self-service profile and API key (spec 000 §6, §7 "POST ui/userProfile"; spec 001 §7)
+// ---------------------------------------------------------------------------------------------
+
+/** `POST ui/userProfile`: the current password proves the user; `email` changes it when profileUpdatable. */
+export const userProfileUpdateSchema = z.strictObject({
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+  email: z
+    .union([z.literal(''), z.email('Enter a valid email address')])
+    .nullable()
+    .optional(),
+});
+export type UserProfileUpdate = z.infer<typeof userProfileUpdateSchema>;
+
+/** `POST auth/mfa/reset`: the user removes their own authenticator, with the current password. */
+export const mfaSelfResetSchema = z.strictObject({
+  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+});
+
+/**
+ * Header of `GET apiKey/{username}` (spec 001 §7 "a reauthentication header carrying basic credentials"):
+ * `Basic base64(user:password)` of the signed-in user.
+ */
+export const REAUTHENTICATION_HEADER = 'X-Granary-Reauthentication';
+/**
+ * An API key is a long-lived personal access token (kind `apikey`, no expiry, the owner's rights); a user
+ * has at most one. Only its hash is stored, so `GET ui/userApiKey` says whether one exists and
+ * `GET apiKey/{username}` (re-authenticated) issues a new one, replacing the old one.
+ */
+export const userApiKeyInfoSchema = z.object({
+  exists: z.boolean(),
+  createdAt: z.string().nullable(),
+  lastUsed: z.string().nullable(),
+});
+export type UserApiKeyInfo = z.infer<typeof userApiKeyInfoSchema>;
+export const apiKeyResponseSchema = z.object({ apiKey: z.string() });

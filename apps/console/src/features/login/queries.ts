@@ -2,11 +2,18 @@ import {
   AccessErrorCode,
   type ChangePasswordRequest,
   changePasswordRequestSchema,
+  cliSessionInfoSchema,
   forgotPasswordResponseSchema,
+  INVITATION_TOKEN_PATTERN,
+  type InvitedSetPassword,
+  invitationVerifyResponseSchema,
   loginRelatedDataSchema,
   MFA_AUTHENTICATOR_GOOGLE,
   mfaEnrollResponseSchema,
   REMEMBER_ME_QUERY,
+  type RegistrationRequest,
+  registrationRequestSchema,
+  registrationResponseSchema,
   userDataSchema,
   validateKeyResponseSchema,
 } from '@granary/contracts';
@@ -147,5 +154,58 @@ export function useLogoutMutation() {
       queryClient.removeQueries();
       queryClient.setQueryData(currentUserQueryKey, null);
     },
+  });
+}
+
+/** spec 000 §5: the invitation's token query value passes the format check before anything is asked. */
+export function isInvitationToken(token: string | null): token is string {
+  return token !== null && INVITATION_TOKEN_PATTERN.test(token);
+}
+
+/** spec 000 §7 `POST /access/token/verify` {token} → the invited address. */
+export const verifyInvitationQueryOptions = (token: string) =>
+  queryOptions({
+    queryKey: ['access', 'invitation', token],
+    queryFn: ({ signal }) =>
+      api.post('access/token/verify', { token }, invitationVerifyResponseSchema, { signal }),
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+
+/** spec 000 §7 `POST /access/entities/users/invited/setPassword`: creates the user; answers the user data, signed in. */
+export function useInvitedSetPasswordMutation() {
+  return useMutation({
+    mutationFn: (body: InvitedSetPassword) =>
+      api.post('access/entities/users/invited/setPassword', body, userDataSchema),
+  });
+}
+
+/** `POST ui/auth/register` {user, email, password} (self-registration, when loginRelatedData says canRegister). */
+export function useRegisterMutation() {
+  return useMutation({
+    mutationFn: (body: RegistrationRequest) =>
+      api.post('ui/auth/register', registrationRequestSchema.parse(body), registrationResponseSchema),
+  });
+}
+
+/** The CLI sign-in request the confirmation page shows (signed-in users only). */
+export const cliSessionQueryOptions = (session: string) =>
+  queryOptions({
+    queryKey: ['access', 'cli-registration', session],
+    queryFn: ({ signal }) =>
+      api.get(`access/cli-registration/${encodeURIComponent(session)}`, cliSessionInfoSchema, { signal }),
+    retry: false,
+  });
+
+export function useConfirmCliSessionMutation() {
+  return useMutation({
+    mutationFn: (session: string) =>
+      api.post(`access/cli-registration/${encodeURIComponent(session)}/confirm`),
+  });
+}
+
+export function useCancelCliSessionMutation() {
+  return useMutation({
+    mutationFn: (session: string) => api.delete(`access/cli-registration/${encodeURIComponent(session)}`),
   });
 }

@@ -19,6 +19,21 @@ const ResetPasswordPage = lazy(() =>
 const ChangePasswordPage = lazy(() =>
   import('./pages/ChangePasswordPage.tsx').then((m) => ({ default: m.ChangePasswordPage })),
 );
+const InvitationPage = lazy(() =>
+  import('./pages/InvitationPage.tsx').then((m) => ({ default: m.InvitationPage })),
+);
+const RegistrationPage = lazy(() =>
+  import('./pages/RegistrationPage.tsx').then((m) => ({ default: m.RegistrationPage })),
+);
+const CliRegistrationPage = lazy(() =>
+  import('./pages/CliRegistrationPage.tsx').then((m) => ({ default: m.CliRegistrationPage })),
+);
+const SsoNotConfiguredPage = lazy(() =>
+  import('./pages/SsoNotConfiguredPage.tsx').then((m) => ({ default: m.SsoNotConfiguredPage })),
+);
+const AccountPortalRedirectPage = lazy(() =>
+  import('./pages/AccountPortalRedirectPage.tsx').then((m) => ({ default: m.AccountPortalRedirectPage })),
+);
 
 /** spec 000 §2: /logout redirects to login with a logout flag. */
 function LogoutRedirect() {
@@ -32,7 +47,22 @@ const loginChildren: RouteObject[] = [
   { path: 'forgot-password', element: <ForgotPasswordPage /> },
   { path: 'reset-password', element: <ResetPasswordPage /> },
   { path: 'change-password', element: <ChangePasswordPage /> },
+  { path: 'registration', element: <RegistrationPage /> },
+  { path: 'invitation', element: <InvitationPage /> },
+  { path: 'cli-registration', element: <CliRegistrationPage /> },
+  // spec 000 §2 sso-login: path sso/{ssoLoginType} (sso-login/{type} is accepted too).
+  { path: 'sso/:type', element: <SsoNotConfiguredPage /> },
+  { path: 'sso-login/:type', element: <SsoNotConfiguredPage /> },
   { path: 'logout', element: <LogoutRedirect /> },
+  // spec 000 §2: /auth-provider/{type} and /user/my-jfrog-redirect, in the login area's frame.
+  {
+    element: <LoginLayout />,
+    errorElement: <RouteErrorBoundary />,
+    children: [
+      { path: 'auth-provider/:type', element: <SsoNotConfiguredPage /> },
+      { path: 'user/my-jfrog-redirect', element: <AccountPortalRedirectPage /> },
+    ],
+  },
 ];
 
 /**
@@ -53,4 +83,13 @@ export const loginRoutes: RouteObject[] = [
     children: loginChildren,
   },
   { path: 'logout', element: <LogoutRedirect /> },
+  // spec 000 §2: /auth-provider/{type} and /user/my-jfrog-redirect, in the login area's frame.
+  {
+    element: <LoginLayout />,
+    errorElement: <RouteErrorBoundary />,
+    children: [
+      { path: 'auth-provider/:type', element: <SsoNotConfiguredPage /> },
+      { path: 'user/my-jfrog-redirect', element: <AccountPortalRedirectPage /> },
+    ],
+  },
 ];

@@ -1,14 +1,16 @@
 import {
+  apiKeyResponseSchema,
   type ChangePasswordRequest,
   changePasswordRequestSchema,
   identityTokenResponseSchema,
   MFA_AUTHENTICATOR_GOOGLE,
   mfaEnrollResponseSchema,
+  REAUTHENTICATION_HEADER,
+  userApiKeyInfoSchema,
   userDataSchema,
-  userSchema,
 } from '@granary/contracts';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, restApi } from '../../shared/api/index.ts';
+import { api } from '../../shared/api/index.ts';
 import { currentUserQueryKey } from '../../shared/session/queries.ts';
 
 const enc = encodeURIComponent;
@@ -38,16 +40,15 @@ export function useChangeOwnPasswordMutation() {
 }
 
 /**
- * The e-mail address, through the REST partial update `POST /api/security/users/{name}`. The server offers no
- * self-service profile call yet (spec 000 §7 `POST ui/userProfile` is not served), and this one is admin-only, so
- * the profile page lets administrators edit their address and shows it to everyone else.
+ * spec 000 §7 `POST ui/userProfile` (spec 001 §7 "user profile with password"): the signed-in user changes their own
+ * email address, proving it is them with the current password. Answers the user data.
  */
 export function useUpdateEmailMutation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ name, email }: { name: string; email: string | null }) =>
-      restApi.post(`security/users/${enc(name)}`, { email }, userSchema),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: currentUserQueryKey }),
+    mutationFn: ({ password, email }: { password: string; email: string | null }) =>
+      api.post('ui/userProfile', { password, email: email ?? '' }, userDataSchema),
+    onSuccess: (user) => queryClient.setQueryData(currentUserQueryKey, user),
   });
 }
 
@@ -76,14 +77,60 @@ export function useConfirmMfaMutation() {
   });
 }
 
-/**
- * Removes the user's authenticator: `DELETE /api/security/users/{name}/mfa` (the spec shows no reset call; the
- * server offers this one to administrators only).
- */
+/** `POST auth/mfa/reset` {password}: the user removes their own authenticator (every user, with the password). */
 export function useResetMfaMutation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => restApi.delete(`security/users/${enc(name)}/mfa`),
+    mutationFn: (password: string) => api.post('auth/mfa/reset', { password }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: currentUserQueryKey }),
   });
+}
+
+const apiKeyInfoKey = ['access', 'user-api-key'] as const;
+
+/** spec 001 §7 `GET /ui/userApiKey`: whether the user has an API key (a failure is logged only, spec 001 §8). */
+export const apiKeyInfoQueryOptions = () =>
+  queryOptions({
+    queryKey: apiKeyInfoKey,
+    queryFn: async ({ signal }) => {
+      try {
+        return await api.get('ui/userApiKey', userApiKeyInfoSchema, { signal });
+      } catch (error) {
+        console.warn('Could not load the API key state', error);
+        return null;
+      }
+    },
+    retry: false,
+  });
+
+/**
+ * spec 001 §7 `GET api key/{username}` with the re-authentication header carrying Basic credentials → {apiKey}: a
+ * new API key (the previous one stops working).
+ */
+export function useFetchApiKeyMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, password }: { name: string; password: string }) =>
+      api.get(`apiKey/${enc(name)}`, apiKeyResponseSchema, {
+        headers: { [REAUTHENTICATION_HEADER]: `Basic ${basicCredentials(name, password)}` },
+      }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: apiKeyInfoKey }),
+  });
+}
+
+/** `DELETE ui/userApiKey`: revokes the user's API key. */
+export function useRevokeApiKeyMutation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.delete('ui/userApiKey'),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: apiKeyInfoKey }),
+  });
+}
+
+/** base64 of `name:password` in UTF-8 (btoa alone takes Latin-1 only). */
+function basicCredentials(name: string, password: string): string {
+  const bytes = new TextEncoder().encode(`${name}:${password}`);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
 }

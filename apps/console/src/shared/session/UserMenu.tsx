@@ -27,6 +27,9 @@ export function UserMenu() {
   const items: MenuProps['items'] = [
     ...(user.data.admin
       ? [
+          { key: '/admin/repositories/local/new', label: 'New Local Repository' },
+          { key: '/admin/repositories/remote/new', label: 'New Remote Repository' },
+          { key: '/admin/repositories/virtual/new', label: 'New Virtual Repository' },
           { key: '/admin/management/users/new', label: 'New User' },
           { key: '/admin/management/groups/new', label: 'New Group' },
           { key: '/admin/management/permissions/create', label: 'New Permission' },

@@ -80,3 +80,12 @@ describe('path after login', () => {
     expect(destinationAfterLogin({ redirectTo: '/admin/management/users', admin: false })).toBe('/');
   });
 });
+
+describe('resumable login pages', () => {
+  it('spec 000 §4 "unless forced": /login/cli-registration is returned to after sign-in; other login pages are not', () => {
+    expect(destinationAfterLogin({ redirectTo: '/login/cli-registration?session=abc', admin: false })).toBe(
+      '/login/cli-registration?session=abc',
+    );
+    expect(destinationAfterLogin({ redirectTo: '/login/invitation?token=abc', admin: false })).toBe('/');
+  });
+});

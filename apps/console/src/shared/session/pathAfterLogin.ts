@@ -20,6 +20,15 @@ export function isLoginAreaPath(path: string): boolean {
   return LOGIN_AREA.test(path);
 }
 
+/**
+ * Login-area pages that need a signed-in user and are returned to after sign-in ("unless forced", spec 000 §4):
+ * the CLI registration confirmation.
+ */
+const RESUMABLE_LOGIN_PAGE = /^\/(login|auth)\/cli-registration(\?|#|$)/;
+export function isResumableLoginPath(path: string): boolean {
+  return RESUMABLE_LOGIN_PAGE.test(path);
+}
+
 export function isAdminOnlyPath(path: string): boolean {
   const pathname = path.split(/[?#]/, 1)[0] ?? '';
   return /^\/admin(\/|$)/.test(pathname) && !pathname.startsWith(PROFILE_PATH);
@@ -125,7 +134,7 @@ export function destinationAfterLogin(options: {
   const redirect = requested ? stripBasePath(requested) : null;
   for (const candidate of [redirect, stored]) {
     if (!candidate) continue;
-    if (isLoginAreaPath(candidate)) continue;
+    if (isLoginAreaPath(candidate) && !isResumableLoginPath(candidate)) continue;
     if (isAdminOnlyPath(candidate) && !options.admin) continue;
     return candidate;
   }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import { accountRoutes } from './accounts.routes.ts';
 import { consoleAuthRoutes } from './auth.routes.ts';
 import type { AccessContext } from './context.ts';
 import { passwordRoutes } from './passwords.routes.ts';
@@ -12,5 +13,6 @@ export function accessRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
     await app.register(consoleAuthRoutes(ctx));
     await app.register(passwordRoutes(ctx));
     await app.register(projectRoutes(ctx));
+    await app.register(accountRoutes(ctx));
   };
 }

@@ -196,3 +196,32 @@ export const projectMembers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectKey, t.kind, t.name] })],
 );
+
+/** Invitations an admin mailed: single use, expiring; only a SHA-256 of the token is stored. */
+export const invitations = pgTable(
+  'invitations',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    email: text('email').notNull(),
+    invitedBy: text('invited_by'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('invitations_email_idx').on(sql`lower(${t.email})`)],
+);
+
+/**
+ * CLI registration sessions (5 minutes): a CLI opened one, a signed-in user confirms it, the CLI's next
+ * poll receives a new access token and the row is deleted. Only a SHA-256 of the session id is stored;
+ * the token is made at delivery, so it is never stored either.
+ */
+export const cliRegistrations = pgTable('cli_registrations', {
+  sessionHash: text('session_hash').primaryKey(),
+  code: text('code').notNull(),
+  client: text('client'),
+  userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+  confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: createdAt(),
+});

@@ -122,6 +122,7 @@ describe(`console sessions, lockout and MFA (${testEngine})`, () => {
       canRememberMe: true,
       ssoProviderLink: null,
       canRegister: false,
+      accountPortalUrl: null,
     });
     const ask = async (to: string) =>
       (await t.app.inject({ url: `${V1}/ui/auth/redirect`, query: { redirectTo: to } })).json().url;

@@ -129,12 +129,16 @@ export function consoleAuthRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
         return userDataOf(ctx, await requireUser(ctx.db, request.principal.name), 'NONE');
       },
     );
-    const loginRelatedData = async () => ({
-      forgotPassword: true,
-      canRememberMe: true,
-      ssoProviderLink: null,
-      canRegister: (await ctx.settings.get()).selfRegistration,
-    });
+    const loginRelatedData = async () => {
+      const settings = await ctx.settings.get();
+      return {
+        forgotPassword: true,
+        canRememberMe: true,
+        ssoProviderLink: null,
+        canRegister: settings.selfRegistration,
+        accountPortalUrl: settings.accountPortalUrl || null,
+      };
+    };
     for (const [method, url] of [
       ['GET', `${P}access/api/ui/security/loginRelatedData`],
       ['POST', `${P}loginRelatedData`],

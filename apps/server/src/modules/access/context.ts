@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import os from 'node:os';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
@@ -36,19 +38,58 @@ export interface RequestMeta {
   principal: Principal | null;
   ip: string;
   requestId: string;
-  /** The public base URL of this request (for links in mails). */
+  /** The public base URL of this request. */
   baseUrl: string;
+  /**
+   * The base URL links in mails may use: `GRANARY_BASE_URL`, else the request's origin only when its Host
+   * is a name this server listens under, a loopback name or an IP literal; null otherwise (the Host
+   * header is the client's word, and a mailed link must not point wherever a stranger says).
+   */
+  mailBaseUrl: string | null;
   https: boolean;
 }
 
+/** Whether a Host header names this server: an IP literal, a loopback name, or the host it listens under. */
+export function trustedHostName(hostname: string, listenHost: string | undefined): boolean {
+  const name = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (name === '') return false;
+  if (isIP(name)) return true;
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (listenHost && !isIP(listenHost) && name === listenHost.toLowerCase()) return true;
+  return name === os.hostname().toLowerCase();
+}
+
 export function requestMeta(request: FastifyRequest, configuredBaseUrl?: string): RequestMeta {
+  const origin = `${request.protocol}://${request.host}`;
+  const listenHost = (request.server as { granary?: { config?: { host?: string } } }).granary?.config?.host;
+  let mailBaseUrl: string | null = configuredBaseUrl ?? null;
+  if (!mailBaseUrl) {
+    try {
+      const url = new URL(origin);
+      if (trustedHostName(url.hostname, listenHost)) mailBaseUrl = url.origin;
+    } catch {
+      mailBaseUrl = null;
+    }
+  }
   return {
     principal: request.principal,
     ip: request.ip,
     requestId: request.id,
-    baseUrl: configuredBaseUrl ?? `${request.protocol}://${request.host}`,
+    baseUrl: configuredBaseUrl ?? origin,
+    mailBaseUrl,
     https: request.protocol === 'https',
   };
+}
+
+/** The admin-facing line in security.log when a mail link was refused for want of a trusted address. */
+export function logUntrustedBase(ctx: AccessContext, meta: RequestMeta, event: string): void {
+  ctx.security.error(
+    { event, reqId: meta.requestId, ip: meta.ip },
+    'mail not sent: the request Host is not a name this server listens under and GRANARY_BASE_URL is not set; set GRANARY_BASE_URL to the public address (needed behind a proxy) so mailed links point to this server',
+  );
 }
 
 /** Something changed that permission answers depend on. */

@@ -8,7 +8,7 @@ import {
 import type { Db } from '../../platform/db/index.ts';
 import { InvalidError } from '../../platform/http/errors.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
-import type { AccessContext, RequestMeta } from './context.ts';
+import { type AccessContext, logUntrustedBase, type RequestMeta } from './context.ts';
 import { hashPassword, randomSecret, sha256 } from './crypto.ts';
 import {
   BadCredentialsError,
@@ -73,6 +73,10 @@ export async function forgotPassword(
   };
   if (!user || user.disabled || user.realm !== 'internal') return refuse('no such internal user');
   if (withMail && !user.email) return refuse('no email address');
+  if (withMail && !meta.mailBaseUrl) {
+    logUntrustedBase(ctx, meta, 'password.reset.untrusted-host');
+    return refuse('no trusted base URL for the link');
+  }
   const last = await latestResetKeyAt(ctx.db, user.id);
   if (last && now.getTime() - last.getTime() < RESET_MAIL_INTERVAL_MS) return refuse('too soon');
 
@@ -87,7 +91,7 @@ export async function forgotPassword(
       expiresAt: new Date(now.getTime() + RESET_KEY_TTL_MS),
     });
   });
-  const page = `${meta.baseUrl.replace(/\/+$/, '')}${RESET_PASSWORD_PAGE}`;
+  const page = `${(meta.mailBaseUrl ?? meta.baseUrl).replace(/\/+$/, '')}${RESET_PASSWORD_PAGE}`;
   if (!withMail) {
     // The one place a secret is logged (no mail server): the administrator hands the link on.
     // The key has its own field because the redactor masks `?key=` inside URLs.

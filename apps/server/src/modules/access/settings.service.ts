@@ -18,6 +18,7 @@ export const DEFAULT_SECURITY_CONFIG: SecurityConfig = {
   selfRegistration: false,
   passwordPolicy: DEFAULT_PASSWORD_POLICY,
   mail: mailSettingsSchema.parse({}),
+  accountPortalUrl: '',
 };
 
 /**

@@ -41,3 +41,21 @@ export async function revokeTokenRow(db: Db, id: string): Promise<void> {
 export async function touchToken(db: Db, id: string): Promise<void> {
   await db.update(accessTokens).set({ lastUsedAt: new Date() }).where(eq(accessTokens.id, id));
 }
+
+/** The user's live tokens of one kind (the API key: at most one). */
+export async function liveTokensOfKind(db: Db, userId: string, kind: string): Promise<TokenRow[]> {
+  return db
+    .select()
+    .from(accessTokens)
+    .where(and(eq(accessTokens.userId, userId), eq(accessTokens.kind, kind), isNull(accessTokens.revokedAt)))
+    .orderBy(desc(accessTokens.createdAt));
+}
+
+export async function revokeTokensOfKind(db: Db, userId: string, kind: string): Promise<number> {
+  const rows = await db
+    .update(accessTokens)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(accessTokens.userId, userId), eq(accessTokens.kind, kind), isNull(accessTokens.revokedAt)))
+    .returning({ id: accessTokens.id });
+  return rows.length;
+}

@@ -108,7 +108,7 @@ export async function listTokens(ctx: AccessContext, principal: Principal): Prom
     expiry: secs(token.expiresAt),
     issued_at: secs(token.createdAt)!,
     last_used: secs(token.lastUsedAt),
-    kind: token.kind === 'identity' ? 'identity' : 'access',
+    kind: token.kind === 'identity' || token.kind === 'apikey' ? token.kind : 'access',
   }));
 }
 

@@ -5,7 +5,9 @@ const SECRET_KEY =
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
 /** query parameters that carry secrets: ?token=…&password=… */
 const SECRET_QUERY =
-  /([?&;](?:[^=&;\s]*(?:pass(?:word)?|secret|token|key|auth|signature|sig)[^=&;\s]*)=)[^&;\s#]*/gi;
+  /([?&;](?:[^=&;\s]*(?:pass(?:word)?|secret|token|key|auth|signature|sig|session)[^=&;\s]*)=)[^&;\s#]*/gi;
+/** Path segments that carry secrets: a CLI registration session id (`/cli-registration[s]/{id}`). */
+const SECRET_PATH = /(\/cli-registrations?\/)[A-Za-z0-9_-]{16,}/g;
 /** Authorization header values that ended up in text. */
 const AUTH_SCHEME = /\b(Basic|Bearer|Token)\s+[A-Za-z0-9+/=._~-]{8,}/g;
 
@@ -15,6 +17,7 @@ export function redactText(text: string): string {
   return text
     .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
     .replace(SECRET_QUERY, `$1${REDACTED}`)
+    .replace(SECRET_PATH, `$1${REDACTED}`)
     .replace(AUTH_SCHEME, `$1 ${REDACTED}`);
 }
 

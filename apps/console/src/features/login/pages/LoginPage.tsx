@@ -112,6 +112,11 @@ function SignIn({ redirectTo }: { redirectTo: string | null }) {
           Sign in
         </Button>
       </Form>
+      {view?.canRegister && (
+        <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0, textAlign: 'center' }}>
+          New here? <Link to="/login/registration">Create an account</Link>
+        </Typography.Paragraph>
+      )}
       {(view?.ssoProviderLink || providers.length > 0) && (
         <>
           <Divider plain>

@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderApp } from '../../../shared/test/renderApp.tsx';
@@ -12,6 +12,9 @@ beforeEach(() => {
   Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
   server.use(
     http.get(apiUrl('ui/auth/current'), () => HttpResponse.json(userData({ name: 'carol', admin: false }))),
+    http.get(apiUrl('ui/userApiKey'), () =>
+      HttpResponse.json({ exists: false, createdAt: null, lastUsed: null }),
+    ),
   );
 });
 afterEach(() => sessionStorage.clear());
@@ -82,5 +85,75 @@ describe('edit profile', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Change password' }));
     expect(await screen.findByText('Failed to change password')).toBeTruthy();
     expect(screen.getByText('The current password is wrong')).toBeTruthy();
+  });
+});
+
+describe('edit profile: self-service', () => {
+  const cardOf = async (name: string) =>
+    (await screen.findByRole('heading', { name })).closest('.ant-card') as HTMLElement;
+
+  it('spec 000 §7 POST ui/userProfile: a non-admin changes their own email with the current password', async () => {
+    let body: unknown;
+    server.use(
+      http.post(apiUrl('ui/userProfile'), async ({ request }) => {
+        body = await request.json();
+        return HttpResponse.json(userData({ name: 'carol', admin: false, email: 'carol@new.example' }));
+      }),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    const card = await cardOf('Personal information');
+    const email = within(card).getByLabelText('Email address');
+    fireEvent.change(email, { target: { value: 'carol@new.example' } });
+    fireEvent.change(within(card).getByLabelText('Current password'), { target: { value: 'pw' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Save email' }));
+    expect(await screen.findByText('Email address saved')).toBeTruthy();
+    expect(body).toEqual({ password: 'pw', email: 'carol@new.example' });
+  });
+
+  it('spec 000 §3 profileUpdatable false: the email is shown read-only', async () => {
+    server.use(
+      http.get(apiUrl('ui/auth/current'), () =>
+        HttpResponse.json(userData({ name: 'carol', admin: false, profileUpdatable: false })),
+      ),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    expect(await screen.findByText(/An administrator changes it for you/)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Save email' })).toBeNull();
+  });
+
+  it('a non-admin resets their own authenticator with the password (POST auth/mfa/reset)', async () => {
+    let body: unknown;
+    server.use(
+      http.post(apiUrl('auth/mfa/reset'), async ({ request }) => {
+        body = await request.json();
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    const card = await cardOf('Two-step verification');
+    fireEvent.click(within(card).getByRole('button', { name: 'Reset authenticator' }));
+    fireEvent.change(within(card).getByLabelText('Current password'), { target: { value: 'pw' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Remove authenticator' }));
+    expect(await screen.findByText('Authenticator removed')).toBeTruthy();
+    expect(body).toEqual({ password: 'pw' });
+  });
+
+  it('spec 001 §7: the API key comes from GET apiKey/{username} with Basic credentials in the re-authentication header', async () => {
+    let header: string | null = null;
+    server.use(
+      http.get(apiUrl('apiKey/carol'), ({ request }) => {
+        header = request.headers.get('X-Granary-Reauthentication');
+        return HttpResponse.json({ apiKey: 'grn_api-key-123' });
+      }),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    const card = await cardOf('API key');
+    fireEvent.change(within(card).getByLabelText('Current password'), { target: { value: 'pässword' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Create API key' }));
+    expect(await within(card).findByText('grn_api-key-123')).toBeTruthy();
+    const decoded = new TextDecoder().decode(
+      Uint8Array.from(atob((header ?? '').replace(/^Basic /, '')), (c) => c.charCodeAt(0)),
+    );
+    expect(decoded).toBe('carol:pässword');
   });
 });

@@ -22,11 +22,14 @@ import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
 import {
+  apiKeyInfoQueryOptions,
   profileMfaEnrollQueryOptions,
   useChangeOwnPasswordMutation,
   useConfirmMfaMutation,
+  useFetchApiKeyMutation,
   useIdentityTokenMutation,
   useResetMfaMutation,
+  useRevokeApiKeyMutation,
   useUpdateEmailMutation,
 } from '../queries.ts';
 
@@ -58,7 +61,7 @@ function Profile({ user }: { user: UserData }) {
           ]}
           style={{ marginBottom: 16 }}
         />
-        {user.admin ? (
+        {user.profileUpdatable && user.realm === 'internal' ? (
           <EmailForm user={user} />
         ) : (
           <Typography.Text type="secondary">
@@ -68,6 +71,7 @@ function Profile({ user }: { user: UserData }) {
       </Card>
       {user.realm === 'internal' && user.profileUpdatable && <PasswordCard user={user} />}
       <IdentityTokenCard user={user} />
+      {user.realm === 'internal' && <ApiKeyCard user={user} />}
       <MfaCard user={user} />
     </>
   );
@@ -75,18 +79,26 @@ function Profile({ user }: { user: UserData }) {
 
 const emailRule = z.union([z.literal(''), z.email('Enter a valid email address')]);
 
+/** spec 000 §7 `POST ui/userProfile`: the user's own email address, with the current password. */
 function EmailForm({ user }: { user: UserData }) {
   const update = useUpdateEmailMutation();
   const { message } = App.useApp();
+  const [form] = Form.useForm<{ email: string; password: string }>();
   return (
     <Form
+      form={form}
       layout="vertical"
       style={{ maxWidth: 480 }}
-      initialValues={{ email: user.email ?? '' }}
-      onFinish={({ email }: { email: string }) =>
+      initialValues={{ email: user.email ?? '', password: '' }}
+      onFinish={({ email, password }) =>
         update.mutate(
-          { name: user.name, email: email.trim() === '' ? null : email.trim() },
-          { onSuccess: () => message.success('Email address saved') },
+          { password, email: email.trim() === '' ? null : email.trim() },
+          {
+            onSuccess: () => {
+              message.success('Email address saved');
+              form.setFieldValue('password', '');
+            },
+          },
         )
       }
       disabled={update.isPending}
@@ -96,6 +108,14 @@ function EmailForm({ user }: { user: UserData }) {
       )}
       <Form.Item label="Email address" name="email" rules={[zodRule(emailRule)]}>
         <Input type="email" autoComplete="email" />
+      </Form.Item>
+      <Form.Item
+        label="Current password"
+        name="password"
+        extra="Needed to save a new email address."
+        rules={[zodRule(mandatoryText)]}
+      >
+        <Input.Password autoComplete="current-password" />
       </Form.Item>
       <Button htmlType="submit" loading={update.isPending}>
         Save email
@@ -237,38 +257,135 @@ function IdentityTokenCard({ user }: { user: UserData }) {
 }
 
 function MfaCard({ user }: { user: UserData }) {
-  const [enrolling, setEnrolling] = useState(false);
-  const reset = useResetMfaMutation();
-  const { message } = App.useApp();
+  const [mode, setMode] = useState<'idle' | 'enrolling' | 'resetting'>('idle');
   return (
     <Card title={<h2 className="card-heading">Two-step verification</h2>} variant="borderless">
       <Typography.Paragraph type="secondary">
         Protect your sign-in with a one-time code from an authenticator app.
       </Typography.Paragraph>
+      {mode === 'enrolling' && <MfaEnrolment name={user.name} onDone={() => setMode('idle')} />}
+      {mode === 'resetting' && <MfaReset onDone={() => setMode('idle')} />}
+      {mode === 'idle' && (
+        <Space wrap>
+          <Button onClick={() => setMode('enrolling')}>Set up authenticator</Button>
+          {user.realm === 'internal' && (
+            <Button danger onClick={() => setMode('resetting')}>
+              Reset authenticator
+            </Button>
+          )}
+        </Space>
+      )}
+    </Card>
+  );
+}
+
+/** Removes the user's own authenticator after re-entering the password (`POST auth/mfa/reset`). */
+function MfaReset({ onDone }: { onDone: () => void }) {
+  const reset = useResetMfaMutation();
+  const { message } = App.useApp();
+  return (
+    <Form
+      layout="vertical"
+      style={{ maxWidth: 480 }}
+      disabled={reset.isPending}
+      onFinish={({ password }: { password: string }) =>
+        reset.mutate(password, {
+          onSuccess: () => {
+            message.success('Authenticator removed');
+            onDone();
+          },
+        })
+      }
+    >
+      <Typography.Paragraph>
+        Sign-in will no longer ask for a one-time code, unless an administrator requires it.
+      </Typography.Paragraph>
       {reset.isError && (
         <Alert type="error" showIcon title={reset.error.message} style={{ marginBottom: 16 }} />
       )}
-      {enrolling ? (
-        <MfaEnrolment name={user.name} onDone={() => setEnrolling(false)} />
-      ) : (
-        <Space wrap>
-          <Button onClick={() => setEnrolling(true)}>Set up authenticator</Button>
-          {user.admin && (
-            <Popconfirm
-              title="Remove your authenticator?"
-              description="Sign-in will no longer ask for a one-time code, unless an administrator requires it."
-              okText="Remove"
-              okButtonProps={{ danger: true }}
-              onConfirm={() =>
-                reset.mutate(user.name, { onSuccess: () => message.success('Authenticator removed') })
-              }
+      <Form.Item label="Current password" name="password" rules={[zodRule(mandatoryText)]}>
+        <Input.Password autoComplete="current-password" />
+      </Form.Item>
+      <Space>
+        <Button danger htmlType="submit" loading={reset.isPending}>
+          Remove authenticator
+        </Button>
+        <Button type="link" onClick={onDone}>
+          Cancel
+        </Button>
+      </Space>
+    </Form>
+  );
+}
+
+/**
+ * spec 001 §7 API key: `GET /ui/userApiKey` says whether one exists; a new one comes from `GET api key/{username}`
+ * with the password in the re-authentication header, and is shown once. An API key is a long-lived personal
+ * token; a new one replaces the old one.
+ */
+function ApiKeyCard({ user }: { user: UserData }) {
+  const info = useQuery(apiKeyInfoQueryOptions());
+  const fetchKey = useFetchApiKeyMutation();
+  const revoke = useRevokeApiKeyMutation();
+  const { message } = App.useApp();
+  const [form] = Form.useForm<{ password: string }>();
+  const exists = info.data?.exists === true;
+  return (
+    <Card title={<h2 className="card-heading">API key</h2>} variant="borderless">
+      <Typography.Paragraph type="secondary">
+        {exists
+          ? `You have an API key, created ${new Date(info.data!.createdAt!).toLocaleString()}. It is shown only when created; a new one replaces it.`
+          : 'An API key is a long-lived personal token for scripts and clients. It is shown once.'}
+      </Typography.Paragraph>
+      {fetchKey.isError && (
+        <Alert type="error" showIcon title={fetchKey.error.message} style={{ marginBottom: 16 }} />
+      )}
+      <Form
+        form={form}
+        layout="inline"
+        disabled={fetchKey.isPending}
+        onFinish={({ password }) =>
+          fetchKey.mutate({ name: user.name, password }, { onSuccess: () => form.resetFields() })
+        }
+      >
+        <Form.Item label="Current password" name="password" rules={[zodRule(mandatoryText)]}>
+          <Input.Password autoComplete="current-password" />
+        </Form.Item>
+        <Button type="primary" htmlType="submit" loading={fetchKey.isPending}>
+          {exists ? 'Create a new API key' : 'Create API key'}
+        </Button>
+        {exists && (
+          <Popconfirm
+            title="Revoke your API key?"
+            description="Clients using it stop working at once."
+            okText="Revoke"
+            okButtonProps={{ danger: true }}
+            onConfirm={() =>
+              revoke.mutate(undefined, { onSuccess: () => message.success('API key revoked') })
+            }
+          >
+            <Button danger loading={revoke.isPending}>
+              Revoke
+            </Button>
+          </Popconfirm>
+        )}
+      </Form>
+      {fetchKey.data && (
+        <Alert
+          type="success"
+          showIcon
+          style={{ marginTop: 16 }}
+          title="Your new API key"
+          description={
+            <Typography.Text
+              code
+              copyable={{ text: fetchKey.data.apiKey }}
+              style={{ wordBreak: 'break-all' }}
             >
-              <Button danger loading={reset.isPending}>
-                Reset authenticator
-              </Button>
-            </Popconfirm>
-          )}
-        </Space>
+              {fetchKey.data.apiKey}
+            </Typography.Text>
+          }
+        />
       )}
     </Card>
   );

@@ -1,0 +1,27 @@
+import { ACCESS_MESSAGES } from '@granary/contracts';
+import { Alert, Typography } from 'antd';
+import { Link, useParams } from 'react-router';
+
+/**
+ * spec 000 §2 sso-login (sso/{ssoLoginType}) and /auth-provider/{type}: single sign-on providers come in a later
+ * issue, so with none configured the page says so and leads back to sign in.
+ */
+export function SsoNotConfiguredPage() {
+  const { type = '' } = useParams();
+  const name = type.trim() === '' ? 'this provider' : type;
+  return (
+    <>
+      <title>Single sign-on - Granary</title>
+      <h1>Single sign-on</h1>
+      <Alert
+        type="info"
+        showIcon
+        title={ACCESS_MESSAGES.ssoNotConfigured(name)}
+        style={{ marginBottom: 16 }}
+      />
+      <Typography.Paragraph style={{ marginBottom: 0 }}>
+        <Link to="/login">Sign in with a user name and password</Link>
+      </Typography.Paragraph>
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+import {
+  ACCESS_MESSAGES,
+  AccessErrorCode,
+  TOKEN_SCOPES,
+  type UserApiKeyInfo,
+  type UserData,
+  type UserProfileUpdate,
+} from '@granary/contracts';
+import type { Db } from '../../platform/db/index.ts';
+import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { findUserById, type UserRow, updateUserRow } from './access.queries.ts';
+import type { AccessContext, RequestMeta } from './context.ts';
+import { randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
+import { checkPassword, LockedOutError, resetMfa, userDataOf } from './login.service.ts';
+import { insertToken, liveTokensOfKind, revokeTokensOfKind } from './tokens.queries.ts';
+import { auditOf } from './users.service.ts';
+
+/** The kind of access token an API key is (spec 001 §7): long-lived, personal, one per user. */
+export const API_KEY_KIND = 'apikey';
+
+/**
+ * The signed-in user proves it is them with their current password (throttled like a sign-in). An expired
+ * password still proves it (the profile is where it gets changed).
+ */
+async function reauthenticate(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  password: string,
+  channel: string,
+): Promise<UserRow> {
+  const caller = meta.principal;
+  if (!caller) throw new UnauthorizedError();
+  const user = await findUserById(ctx.db, caller.id);
+  if (!user) throw new UnauthorizedError();
+  const check = await checkPassword(ctx, meta, user.name, password, channel);
+  if (check.ok || check.reason === 'password expired') return user;
+  if (check.reason === 'locked') throw new LockedOutError();
+  throw new UnauthorizedError(ACCESS_MESSAGES.wrongOldPassword, AccessErrorCode.BadCredentials);
+}
+
+/**
+ * `POST ui/userProfile` (spec 000 §7 "password"; spec 001 §7 "POST user profile with password"): with
+ * the current password, the user changes their own email when the admin left the profile updatable.
+ * Without `email` it only checks the password. Answers the user data.
+ */
+export async function updateOwnProfile(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  body: UserProfileUpdate,
+): Promise<UserData> {
+  const audit = { ...auditOf(meta), action: 'profile.update', target: meta.principal?.name ?? null };
+  let user: UserRow;
+  try {
+    user = await reauthenticate(ctx, meta, body.password, 'profile');
+    if (body.email !== undefined && !user.profileUpdatable)
+      throw new ForbiddenError(ACCESS_MESSAGES.profileNotUpdatable, AccessErrorCode.ProfileNotUpdatable);
+  } catch (err) {
+    await ctx.audit.record({ ...audit, result: 'failure', details: { reason: (err as Error).message } });
+    throw err;
+  }
+  if (body.email !== undefined) {
+    const email = body.email === '' ? null : body.email;
+    await updateUserRow(ctx.db, user.id, { email });
+    await ctx.audit.record({ ...audit, result: 'success', details: { changed: ['email'] } });
+  }
+  return userDataOf(ctx, (await findUserById(ctx.db, user.id))!, 'NONE');
+}
+
+/** `POST auth/mfa/reset` {password}: the user removes their own authenticator. */
+export async function resetOwnMfa(ctx: AccessContext, meta: RequestMeta, password: string): Promise<void> {
+  const user = await reauthenticate(ctx, meta, password, 'mfa-reset');
+  await resetMfa(ctx, meta, user);
+}
+
+/** `GET ui/userApiKey`: whether the signed-in user has an API key (only its hash is kept, so never the key). */
+export async function apiKeyInfo(ctx: AccessContext, meta: RequestMeta): Promise<UserApiKeyInfo> {
+  const [row] = await liveTokensOfKind(ctx.db, meta.principal!.id, API_KEY_KIND);
+  return {
+    exists: row !== undefined,
+    createdAt: row?.createdAt.toISOString() ?? null,
+    lastUsed: row?.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+function parseBasic(header: string | undefined): { name: string; password: string } | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!m) return null;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) } : null;
+}
+
+/**
+ * `GET apiKey/{username}` with the re-authentication header carrying Basic credentials (spec 001 §7):
+ * the signed-in user, re-proving their password, gets a new API key; the previous one stops working.
+ * Only for oneself: the header must name the signed-in user and the path's user.
+ */
+export async function issueApiKey(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  username: string,
+  reauthentication: string | undefined,
+): Promise<{ apiKey: string }> {
+  const caller = meta.principal;
+  if (!caller) throw new UnauthorizedError();
+  const basic = parseBasic(reauthentication);
+  const audit = { ...auditOf(meta), action: 'apikey.create', target: username };
+  if (
+    !basic ||
+    basic.name.toLowerCase() !== caller.name.toLowerCase() ||
+    username.toLowerCase() !== caller.name.toLowerCase()
+  ) {
+    await ctx.audit.record({ ...audit, result: 'denied', details: { reason: 'not the signed-in user' } });
+    throw new ForbiddenError('An API key can be fetched only for yourself, with your password');
+  }
+  let user: UserRow;
+  try {
+    user = await reauthenticate(ctx, meta, basic.password, 'api-key');
+  } catch (err) {
+    await ctx.audit.record({ ...audit, result: 'failure', details: { reason: (err as Error).message } });
+    throw err;
+  }
+  const apiKey = randomSecret(TOKEN_PREFIX);
+  const row = await ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    await revokeTokensOfKind(db, user.id, API_KEY_KIND);
+    return insertToken(db, {
+      userId: user.id,
+      tokenHash: sha256(apiKey),
+      kind: API_KEY_KIND,
+      scope: TOKEN_SCOPES[0],
+      description: 'API key',
+      expiresAt: null,
+    });
+  });
+  ctx.credentials.clear();
+  await ctx.audit.record({ ...audit, result: 'success', details: { tokenId: row.id } });
+  return { apiKey };
+}
+
+/** `DELETE ui/userApiKey`: revokes the signed-in user's API key. */
+export async function revokeApiKey(ctx: AccessContext, meta: RequestMeta): Promise<void> {
+  const revoked = await revokeTokensOfKind(ctx.db, meta.principal!.id, API_KEY_KIND);
+  ctx.credentials.clear();
+  await ctx.audit.record({
+    ...auditOf(meta),
+    action: 'apikey.revoke',
+    target: meta.principal!.name,
+    result: 'success',
+    details: { revoked },
+  });
+}
