@@ -1,14 +1,18 @@
 // `npm run bench`: Granary side by side with its reference peers, each scenario several times,
 // reporting medians, min–max and the ratio to the peer (DESIGN.md "Performance targets").
 // Grows with every issue: each scenario names the target it measures.
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import { startNginx } from './lib/nginx.ts';
 import { type RunningServer, rssMiB, startBareNode, startGranary } from './lib/servers.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
+let headers: Record<string, string> = {};
+
 async function reqPerSec(url: string): Promise<number> {
-  const result = await autocannon({ url, connections: 10, duration: SECONDS, pipelining: 1 });
+  const result = await autocannon({ url, connections: 10, duration: SECONDS, pipelining: 1, headers });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
@@ -60,6 +64,38 @@ try {
   console.log(`\nM0 memory with the embedded database`);
   console.log(`  granary idle RSS      ${idleRss} MiB (goal for later: < 250 MiB)`);
   console.log(`  granary RSS after B0  ${loadedRss} MiB`);
+
+  // S3: one 1 MiB artifact, GET with 10 connections, Granary beside nginx serving the same bytes.
+  const MiB = 1024 * 1024;
+  const file = randomBytes(MiB);
+  const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
+  const put = await fetch(`${granary.url}/repository/generic-local/bench/1mib.bin`, {
+    method: 'PUT',
+    headers: { authorization: auth, 'content-type': 'application/octet-stream' },
+    body: file,
+  });
+  if (!put.ok) throw new Error(`deploy for S3 failed: ${put.status}`);
+  headers = { authorization: auth };
+  const s3g = stats(await measure(granary, '/repository/generic-local/bench/1mib.bin'));
+  headers = {};
+  const mibs = (s: { median: number; min: number; max: number }) =>
+    `${Math.round(s.median)} MiB/s (${Math.round(s.min)}–${Math.round(s.max)})`;
+  console.log(
+    `\nS3 1 MiB artifact GET, 10 connections, ${RUNS}×${SECONDS} s, autocannon (tops out near 60 MiB/s per DESIGN.md; wrk is not installed)`,
+  );
+  console.log(`  granary    ${mibs(s3g)}  (must ≥ 1,150, goal ≥ 2,400 MiB/s)`);
+  const nginx = await startNginx({ '1mib.bin': file });
+  if (!nginx) {
+    console.log('  nginx      skipped: not installed (run bench/setup-nginx.sh as root to install it)');
+  } else {
+    try {
+      const s3n = stats(await measure(nginx, '/1mib.bin'));
+      console.log(`  nginx      ${mibs(s3n)}`);
+      console.log(`  ratio      ${(s3g.median / s3n.median).toFixed(2)}× nginx (goal ≥ 0.8)`);
+    } finally {
+      await nginx.stop();
+    }
+  }
 } finally {
   await granary.stop();
   await bare.stop();

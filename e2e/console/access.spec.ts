@@ -93,7 +93,11 @@ test.describe('access: login, admin users, logout', () => {
     expect(saved.email).toBe('u1@corp.example');
 
     await page.getByRole('banner').getByRole('button', { name: /admin/ }).click();
-    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    // The menu opens with an animation: click once it has settled where the user sees it.
+    const logout = page.getByRole('menuitem', { name: 'Logout' });
+    await expect(logout).toBeVisible();
+    await expect(logout).toBeInViewport();
+    await logout.click();
     await expect(page.getByRole('heading', { level: 1, name: 'Sign in to Granary' })).toBeVisible();
     await expect(page).toHaveURL(/\/ui\/login$/);
 

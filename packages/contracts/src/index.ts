@@ -1,4 +1,5 @@
 export * from './access.ts';
 export * from './constants.ts';
 export * from './errors.ts';
+export * from './repositories.ts';
 export * from './system.ts';

@@ -1,9 +1,11 @@
 import type { RouteObject } from 'react-router';
 import { aboutRoutes } from '../features/about/routes.tsx';
 import { adminManagementRoutes } from '../features/admin-management/routes.tsx';
+import { adminRepositoriesRoutes } from '../features/admin-repositories/routes.tsx';
 import { errorRoutes } from '../features/errors/routes.tsx';
 import { loginRoutes } from '../features/login/routes.tsx';
 import { profileRoutes } from '../features/profile/routes.tsx';
+import { repositoriesRoutes } from '../features/repositories/routes.tsx';
 import { RouteErrorBoundary } from '../shared/components/RouteErrorBoundary.tsx';
 import { RequireAdmin } from '../shared/session/RequireAdmin.tsx';
 import { RequireSignIn } from '../shared/session/RequireSignIn.tsx';
@@ -21,7 +23,11 @@ export const appRoutes: RouteObject[] = [
       ...aboutRoutes,
       {
         element: <RequireSignIn />,
-        children: [...profileRoutes, { element: <RequireAdmin />, children: adminManagementRoutes }],
+        children: [
+          ...profileRoutes,
+          ...repositoriesRoutes,
+          { element: <RequireAdmin />, children: [...adminManagementRoutes, ...adminRepositoriesRoutes] },
+        ],
       },
       ...errorRoutes,
     ],

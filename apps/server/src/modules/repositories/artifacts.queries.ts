@@ -177,3 +177,19 @@ export async function binariesUsage(db: Db): Promise<{ count: number; size: numb
   );
   return { count: Number(rows[0]?.count ?? 0), size: Number(rows[0]?.size ?? 0) };
 }
+
+/** Marks a remote's cached files at or below `path` stale (fetched_at cleared); how many were. */
+export async function expireCached(db: Executor, repositoryId: string, path: string): Promise<number> {
+  const rows = await db
+    .update(artifacts)
+    .set({ fetchedAt: null })
+    .where(
+      and(
+        eq(artifacts.repositoryId, repositoryId),
+        sql`${artifacts.fetchedAt} is not null`,
+        path === '' ? sql`true` : or(eq(artifacts.path, path), sql`${artifacts.path} like ${below(path)}`),
+      ),
+    )
+    .returning({ id: artifacts.id });
+  return rows.length;
+}

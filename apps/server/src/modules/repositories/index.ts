@@ -8,6 +8,7 @@ import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
 import { ensureDefaultRepository } from './repositories.service.ts';
 import { storageRoutes } from './storage.routes.ts';
+import { uiRoutes } from './ui.routes.ts';
 
 export type { RepositoriesContext } from './context.ts';
 export { RepoPath } from './repo-path.ts';
@@ -38,6 +39,7 @@ export async function registerRepositories(
   app.decorate('repositories', ctx);
   await app.register(repositoryRoutes(ctx));
   await app.register(storageRoutes(ctx));
+  await app.register(uiRoutes(ctx));
   await registerArtifactRoutes(app, ctx);
   await ensureDefaultRepository(ctx.db);
   return ctx;

@@ -168,8 +168,16 @@ export class RemoteFetcher {
     this.misses.set(`${repo.id}\u0000${path}`, Date.now() + secs * 1000);
   }
 
-  /** Forgets remembered misses of a repository (its configuration changed). */
-  forget(repoId: string): void {
-    for (const id of this.misses.keys()) if (id.startsWith(`${repoId}\u0000`)) this.misses.delete(id);
+  /** Forgets remembered misses of a repository (its configuration changed), or those at or below `path`; how many. */
+  forget(repoId: string, path?: string): number {
+    let forgotten = 0;
+    for (const id of this.misses.keys()) {
+      if (!id.startsWith(`${repoId}\u0000`)) continue;
+      const missed = id.slice(repoId.length + 1);
+      if (path && missed !== path && !missed.startsWith(`${path}/`)) continue;
+      this.misses.delete(id);
+      forgotten += 1;
+    }
+    return forgotten;
   }
 }

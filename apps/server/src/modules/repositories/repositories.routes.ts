@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import {
+  repositoryListItemSchema,
+  repositoryListQuerySchema,
+  repositorySchema,
+  repositoryWriteSchema,
+  zapAnswerSchema,
+} from '@granary/contracts';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { NotFoundError } from '../../platform/http/errors.ts';
+import { zapCache } from './actions.service.ts';
 import { actorName, can, type RepositoriesContext } from './context.ts';
 import {
   createRepository,
@@ -11,12 +19,6 @@ import {
   toRepository,
   updateRepositoryConfig,
 } from './repositories.service.ts';
-import {
-  repositoryListItemSchema,
-  repositoryListQuerySchema,
-  repositorySchema,
-  repositoryWriteSchema,
-} from './repository.contracts.ts';
 
 const tags = ['repositories'];
 const keyParams = z.object({ key: z.string().min(1).max(200) });
@@ -123,6 +125,22 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
         ctx.remote.forget(repo.id);
         return toRepository(repo);
       },
+    );
+
+    app.post(
+      '/api/repositories/:key/zap',
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary:
+            'Zap cache: a remote repository forgets remembered misses and marks cached files stale (?path=)',
+          params: keyParams,
+          querystring: z.object({ path: z.string().max(4000).optional() }),
+          response: { 200: zapAnswerSchema },
+        },
+      },
+      (request) => zapCache(ctx, request.principal, request.params.key, request.query.path ?? ''),
     );
 
     app.delete(

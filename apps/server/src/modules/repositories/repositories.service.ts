@@ -1,4 +1,11 @@
-import { HIDDEN_REPOSITORY_TYPES } from '@granary/contracts';
+import {
+  CACHE_SUFFIX,
+  DEFAULT_REPOSITORY_KEY,
+  HIDDEN_REPOSITORY_TYPES,
+  type Repository,
+  type RepositoryWrite,
+  repositoryKeySchema,
+} from '@granary/contracts';
 import type { FormatRegistry } from '../../formats/registry.ts';
 import type { Db } from '../../platform/db/index.ts';
 import { publish } from '../../platform/events/index.ts';
@@ -12,13 +19,6 @@ import {
   updateRepository,
   withAdvisoryLock,
 } from './repositories.queries.ts';
-import {
-  CACHE_SUFFIX,
-  DEFAULT_REPOSITORY_KEY,
-  type Repository,
-  type RepositoryWrite,
-  repositoryKeySchema,
-} from './repository.contracts.ts';
 
 export type RepositoryClass = 'local' | 'remote' | 'virtual';
 

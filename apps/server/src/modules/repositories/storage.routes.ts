@@ -1,4 +1,10 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
+import {
+  copyMoveAnswerSchema,
+  type StorageInfo,
+  storageInfoSchema,
+  storagePropertiesSchema,
+} from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
@@ -14,7 +20,6 @@ import {
 import type { RepositoriesContext } from './context.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
-import { type StorageInfo, storageInfoSchema } from './repository.contracts.ts';
 
 const tags = ['storage'];
 const params = z.object({ key: z.string().min(1).max(200), '*': z.string().optional() });
@@ -82,10 +87,7 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
       params,
       querystring: storageQuery,
       response: {
-        200: z.union([
-          storageInfoSchema,
-          z.object({ properties: z.record(z.string(), z.array(z.string())), uri: z.string() }),
-        ]),
+        200: z.union([storageInfoSchema, storagePropertiesSchema]),
       },
     };
     app.get('/api/storage/:key', { config, schema: getSchema }, info);
@@ -131,7 +133,6 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
     );
 
     const copyQuery = z.object({ to: z.string().min(2), dry: z.string().optional() });
-    const answer = z.object({ messages: z.array(z.object({ level: z.string(), message: z.string() })) });
     for (const mode of ['copy', 'move'] as const) {
       app.post(
         `/api/${mode}/:key/*`,
@@ -142,7 +143,7 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
             summary: `${mode === 'copy' ? 'Copy' : 'Move'} a file or folder: ?to=/{key}/{path}[&dry=1]`,
             params,
             querystring: copyQuery,
-            response: { 200: answer },
+            response: { 200: copyMoveAnswerSchema },
           },
         },
         async (request) => {

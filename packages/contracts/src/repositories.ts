@@ -1,9 +1,9 @@
-import { PROJECT_KEY_MAX_LENGTH } from '@granary/contracts';
 import { z } from 'zod';
+import { PROJECT_KEY_MAX_LENGTH } from './constants.ts';
 
 /**
- * Request and response shapes of the repositories REST API (DESIGN.md "Public REST API").
- * They belong in `packages/contracts` once the console uses them; kept here while only the server does.
+ * Request and response shapes of the repositories REST API (DESIGN.md "Public REST API"), the storage API and
+ * the console calls of the tree browser, shared by the server and the console.
  */
 
 export const REPOSITORY_KEY_MAX_LENGTH = 64;
@@ -95,6 +95,7 @@ export const repositoryListItemSchema = z.object({
   url: z.string(),
   description: z.string(),
 });
+export type RepositoryListItem = z.infer<typeof repositoryListItemSchema>;
 
 export const repositoryListQuerySchema = z.object({
   type: z
@@ -106,6 +107,10 @@ export const repositoryListQuerySchema = z.object({
 });
 
 export const checksumsSchema = z.object({ sha1: z.string(), md5: z.string(), sha256: z.string() });
+
+/** One entry of a folder's `children`: `uri` is `/{name}`. */
+export const storageChildSchema = z.object({ uri: z.string(), folder: z.boolean() });
+export type StorageChild = z.infer<typeof storageChildSchema>;
 
 /** `GET /api/storage/{key}/{path}` */
 export const storageInfoSchema = z.object({
@@ -121,7 +126,103 @@ export const storageInfoSchema = z.object({
   checksums: checksumsSchema.optional(),
   originalChecksums: checksumsSchema.optional(),
   downloadUri: z.string().optional(),
-  children: z.array(z.object({ uri: z.string(), folder: z.boolean() })).optional(),
+  children: z.array(storageChildSchema).optional(),
   uri: z.string(),
 });
 export type StorageInfo = z.infer<typeof storageInfoSchema>;
+
+/** `GET /api/storage/{key}/{path}?properties[=k1,k2]` */
+export const storagePropertiesSchema = z.object({
+  properties: z.record(z.string(), z.array(z.string())),
+  uri: z.string(),
+});
+export type StorageProperties = z.infer<typeof storagePropertiesSchema>;
+
+/** `POST /api/copy|move/{key}/{path}?to=/{key}/{path}[&dry=1]` */
+export const copyMoveAnswerSchema = z.object({
+  messages: z.array(z.object({ level: z.string(), message: z.string() })),
+});
+export type CopyMoveAnswer = z.infer<typeof copyMoveAnswerSchema>;
+
+/** A package type the server runs (`GET /ui/api/v1/ui/packagetypes`), for the repository creation grid. */
+export const packageTypeInfoSchema = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  /** Icon name; the console maps it to an image. */
+  icon: z.string(),
+  classes: z.array(repositoryClassSchema),
+});
+export type PackageTypeInfo = z.infer<typeof packageTypeInfoSchema>;
+
+export const snippetSchema = z.object({ title: z.string(), language: z.string(), code: z.string() });
+export type Snippet = z.infer<typeof snippetSchema>;
+
+/**
+ * spec 000 §7 `GET ui/setMeUp` reads baseUrl; with `?repoKey=` it also carries the repository's Set Me Up
+ * snippets from its package format.
+ */
+export const setMeUpSchema = z.object({
+  baseUrl: z.string(),
+  repoKey: z.string().optional(),
+  packageType: z.string().optional(),
+  /** The URL clients use for the repository. */
+  repositoryUrl: z.string().optional(),
+  snippets: z.array(snippetSchema).optional(),
+});
+export type SetMeUp = z.infer<typeof setMeUpSchema>;
+
+/** spec 001 §3 artifact action catalogue: the actions the tree browser offers. */
+export const ARTIFACT_ACTIONS = [
+  'Download',
+  'Deploy',
+  'Copy',
+  'Move',
+  'Delete',
+  'Set Properties',
+  'Refresh',
+  'Native Browser',
+  'Zap Cache',
+] as const;
+export type ArtifactAction = (typeof ARTIFACT_ACTIONS)[number];
+
+/**
+ * `GET /ui/api/v1/ui/artifactactions?repoKey=&path=`: what the caller may do at a path, as the server's
+ * authorizer answers it (the server checks again on every call), and the catalogue actions that follow.
+ */
+export const artifactActionsSchema = z.object({
+  repoKey: z.string(),
+  path: z.string(),
+  /** `file`, `folder`, or `repository` (the root). */
+  kind: z.enum(['file', 'folder', 'repository']),
+  rclass: repositoryClassSchema,
+  permissions: z.object({
+    read: z.boolean(),
+    annotate: z.boolean(),
+    write: z.boolean(),
+    delete: z.boolean(),
+    manage: z.boolean(),
+  }),
+  actions: z.array(z.enum(ARTIFACT_ACTIONS)),
+});
+export type ArtifactActions = z.infer<typeof artifactActionsSchema>;
+
+/** `POST /api/repositories/{key}/zap[?path=]`: cached upstream answers marked stale, remembered misses forgotten. */
+export const zapAnswerSchema = z.object({
+  repo: z.string(),
+  path: z.string(),
+  expired: z.number(),
+  forgottenMisses: z.number(),
+});
+export type ZapAnswer = z.infer<typeof zapAnswerSchema>;
+
+/** A remote repository's upstream: an http or https URL without credentials in it (the server's own rule). */
+export const remoteUrlSchema = z
+  .string()
+  .trim()
+  .min(1, 'url: a remote repository needs the upstream URL')
+  .refine((u) => URL.canParse(u), 'url: not a URL')
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'url: only http and https upstreams are supported')
+  .refine((u) => {
+    const p = new URL(u);
+    return !p.username && !p.password;
+  }, 'url: put credentials in username and password, not in the URL');

@@ -1,0 +1,16 @@
+import { AppstoreOutlined, CodeSandboxOutlined, FileOutlined } from '@ant-design/icons';
+import type { ReactNode } from 'react';
+
+/** The console's images for the formats' icon names; an unknown one gets a neutral box. */
+const ICONS: Record<string, ReactNode> = {
+  generic: <FileOutlined />,
+  docker: <CodeSandboxOutlined />,
+};
+
+export function PackageTypeIcon({ icon, size = 28 }: { icon: string; size?: number }) {
+  return (
+    <span aria-hidden style={{ fontSize: size, lineHeight: 1, color: '#1f5f3a' }}>
+      {ICONS[icon] ?? <AppstoreOutlined />}
+    </span>
+  );
+}
