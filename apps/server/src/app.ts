@@ -15,7 +15,7 @@ import { createFormatRegistry } from './formats/registry.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
 import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
-import { systemRoutes } from './modules/system/system.routes.ts';
+import { registerSystem } from './modules/system/index.ts';
 import { readVersion } from './modules/system/version.ts';
 import { type BlobStore, createBlobStore } from './platform/blobs/index.ts';
 import { type Database, openDatabase } from './platform/db/index.ts';
@@ -140,7 +140,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     registerAccessControl(app);
     registerRequestLog(app, logging.request);
 
-    await app.register(systemRoutes);
+    await registerSystem(app, app.granary, access);
     await registerAccessRoutes(app, access);
     await registerRepositories(app, app.granary, access, createFormatRegistry());
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);

@@ -93,6 +93,36 @@ describe('config', () => {
     );
   });
 
+  it('GRANARY_FLAVOUR, GRANARY_LICENSE, GRANARY_LICENSE_PUBLIC_KEYS: defaults off/builtin/none; bad values name the setting', () => {
+    const d = loadConfig({ GRANARY_HOME: home });
+    expect(d.flavour).toEqual({
+      cloud: false,
+      trial: false,
+      freeTier: false,
+      lightweight: false,
+      registryOnly: false,
+    });
+    expect(d.license).toBe('builtin');
+    expect(d.licensePublicKeys).toEqual([]);
+    expect(loadConfig({ GRANARY_HOME: home, GRANARY_FLAVOUR: 'cloud, lightweight' }).flavour).toMatchObject({
+      cloud: true,
+      lightweight: true,
+      trial: false,
+    });
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_FLAVOUR: 'moon' })).toThrow(
+      /^GRANARY_FLAVOUR: unknown flavour moon/,
+    );
+    expect(loadConfig({ GRANARY_HOME: home, GRANARY_LICENSE: 'none' }).license).toBe('none');
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_LICENSE: 'free' })).toThrow(/^GRANARY_LICENSE: /);
+    const raw = Buffer.alloc(32, 7).toString('base64');
+    expect(
+      loadConfig({ GRANARY_HOME: home, GRANARY_LICENSE_PUBLIC_KEYS: `${raw}, ${raw}` }).licensePublicKeys,
+    ).toEqual([raw, raw]);
+    expect(() => loadConfig({ GRANARY_HOME: home, GRANARY_LICENSE_PUBLIC_KEYS: 'abc' })).toThrow(
+      /^GRANARY_LICENSE_PUBLIC_KEYS: /,
+    );
+  });
+
   it('a bad or unknown key in config.yaml is named with the file', async () => {
     await writeFile(path.join(home, 'config.yaml'), 'port: nope\n');
     expect(() => loadConfig({ GRANARY_HOME: home })).toThrow(/^config\.yaml port: /);

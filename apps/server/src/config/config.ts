@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { FLAVOUR_FLAGS, type Flavour } from '@granary/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseAllowlist } from '../platform/outbound/address-policy.ts';
@@ -26,6 +27,9 @@ const SETTINGS = {
   shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
   consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
   trustProxy: { env: 'GRANARY_TRUST_PROXY', yaml: 'trustProxy' },
+  flavour: { env: 'GRANARY_FLAVOUR', yaml: 'flavour' },
+  license: { env: 'GRANARY_LICENSE', yaml: 'license' },
+  licensePublicKeys: { env: 'GRANARY_LICENSE_PUBLIC_KEYS', yaml: 'licensePublicKeys' },
 } as const satisfies Record<string, { env: string; yaml: string | null }>;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -94,6 +98,50 @@ export const configSchema = z.object({
         return z.NEVER;
       }
       return t;
+    }),
+  /** Instance flavour for the console's menu rules: comma-separated `cloud,trial,freeTier,lightweight,registryOnly`. */
+  flavour: z
+    .string()
+    .default('')
+    .transform((v, ctx): Flavour => {
+      const out = Object.fromEntries(FLAVOUR_FLAGS.map((f) => [f, false])) as Flavour;
+      for (const name of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        if (!(FLAVOUR_FLAGS as readonly string[]).includes(name)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `unknown flavour ${name}; expected ${FLAVOUR_FLAGS.join(', ')}`,
+          });
+          return z.NEVER;
+        }
+        out[name as keyof Flavour] = true;
+      }
+      return out;
+    }),
+  /** `builtin` (default): the stored licence, else the built-in one; `none`: no licence (type N/A). */
+  license: z.enum(['builtin', 'none']).default('builtin'),
+  /** Extra trusted Ed25519 licence public keys: comma-separated base64 (raw 32 bytes or SPKI DER). */
+  licensePublicKeys: z
+    .string()
+    .default('')
+    .transform((v, ctx): string[] => {
+      const keys = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const key of keys) {
+        const bytes = Buffer.from(key, 'base64');
+        if (bytes.length !== 32 && bytes.length !== 44) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'expected base64 Ed25519 public keys (raw 32 bytes or SPKI DER)',
+          });
+          return z.NEVER;
+        }
+      }
+      return keys;
     }),
 });
 

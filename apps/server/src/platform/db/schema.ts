@@ -4,4 +4,5 @@
  */
 export * from '../../modules/access/access.schema.ts';
 export * from '../../modules/repositories/repositories.schema.ts';
+export * from '../../modules/system/system.schema.ts';
 export * from '../events/events.schema.ts';

@@ -1,0 +1,77 @@
+import os from 'node:os';
+import type { Microservice } from '@granary/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../app.ts';
+import type { AccessModule } from '../access/index.ts';
+import { FeatureFlags } from './features.service.ts';
+import { GeneralSettings } from './general.service.ts';
+import { LicenseService } from './license.service.ts';
+import { NodeRegistry, readNodeId } from './nodes.service.ts';
+import { OnboardingState } from './onboarding.service.ts';
+import { systemRoutes } from './system.routes.ts';
+import { readVersion } from './version.ts';
+
+export { LicenseService } from './license.service.ts';
+
+/**
+ * The services this instance really runs (spec 000 §7 `ismicroserviceenabled`): repositories and
+ * access are here; scanning (xray), distribution, mission control and pipelines are not yet.
+ */
+export const RUNNING_MICROSERVICES: Record<Microservice, boolean> = {
+  artifactory: true,
+  access: true,
+  xray: false,
+  distribution: false,
+  mc: false,
+  pipelines: false,
+};
+
+export interface SystemServices {
+  general: GeneralSettings;
+  features: FeatureFlags;
+  license: LicenseService;
+  nodes: NodeRegistry;
+  onboarding: OnboardingState;
+  microservices: Record<Microservice, boolean>;
+  anonymousAccessAllowed(): Promise<boolean>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    system: SystemServices;
+  }
+}
+
+/** The system module: general configuration, feature flags, licences, nodes and onboarding. */
+export async function registerSystem(
+  app: FastifyInstance,
+  platform: Platform,
+  access: AccessModule,
+): Promise<SystemServices> {
+  const { config, database, blobs, logging } = platform;
+  const { version, revision } = readVersion();
+  const services: SystemServices = {
+    general: new GeneralSettings(database.db, blobs, config.flavour),
+    features: new FeatureFlags(database.db),
+    license: new LicenseService(database.db, { mode: config.license, publicKeys: config.licensePublicKeys }),
+    nodes: new NodeRegistry(
+      database.db,
+      {
+        id: readNodeId(config.home),
+        url: config.baseUrl ?? `http://${os.hostname()}:${config.port}`,
+        version,
+        revision,
+      },
+      logging.server,
+    ),
+    onboarding: new OnboardingState(database.db),
+    microservices: RUNNING_MICROSERVICES,
+    // Read through the access module's settings service, never its tables.
+    anonymousAccessAllowed: async () => (await access.context.settings.get()).anonymousAccess,
+  };
+  app.decorate('system', services);
+  await app.register(systemRoutes(services));
+  await services.nodes.start();
+  app.addHook('onClose', async () => services.nodes.stop());
+  return services;
+}

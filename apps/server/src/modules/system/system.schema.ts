@@ -1,0 +1,29 @@
+import { boolean, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * System settings by key: `general` (server name, footer, date format, help links), `logo`
+ * (the custom logo's blob and type), `license` (the installed key, or its removal), `onboarding`.
+ * The `logo` entry references a blob: a blob collector must treat it as in use.
+ */
+export const systemSettings = pgTable('system_settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Feature flags an admin has set; a flag without a row has its default (contracts FEATURE_FLAG_DEFAULTS). */
+export const featureFlags = pgTable('feature_flags', {
+  name: text('name').primaryKey(),
+  enabled: boolean('enabled').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Every node sharing this database; each beats every 10 s and is Offline after 30 s of silence. */
+export const systemNodes = pgTable('system_nodes', {
+  id: text('id').primaryKey(),
+  url: text('url').notNull(),
+  version: text('version').notNull(),
+  revision: text('revision').notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+  lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }).notNull(),
+});
