@@ -114,10 +114,11 @@ async function freshStore(prefix = PREFIX) {
 }
 
 // The big write goes through a real multipart upload (5 MiB parts, 4 in flight, held in memory by
-// lib-storage): about 20 MiB in flight, far below the 128 MiB written.
+// lib-storage, plus the SDK's copies while signing and sending): tens of MiB in flight on a loaded
+// machine, but never the 128 MiB written — buffering it whole would need at least that much.
 describeBlobStore('s3', () => freshStore(), {
   bigWriteBytes: 128 * 1024 * 1024,
-  maxGrowthBytes: 44 * 1024 * 1024,
+  maxGrowthBytes: 64 * 1024 * 1024,
 });
 
 describe('s3 blob store specifics', () => {
