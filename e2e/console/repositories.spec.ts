@@ -182,6 +182,13 @@ test.describe
         'href',
         `/repository/${LOCAL}/releases/`,
       );
+      // Download folder: the folder as a zip streamed by the server, holding the deployed bytes.
+      const link = actions(page).getByRole('link', { name: 'Download folder' });
+      await expect(link).toHaveAttribute('href', `/api/archive/download/${LOCAL}/releases?archiveType=zip`);
+      const zip = await page.request.get(`/api/archive/download/${LOCAL}/releases?archiveType=zip`);
+      expect(zip.status()).toBe(200);
+      expect(zip.headers()['content-type']).toBe('application/zip');
+      expect((await zip.body()).includes(Buffer.from('1.0/app.bin'))).toBe(true);
       await saveScreenshot('tree-folder');
       await expectAccessible();
     });

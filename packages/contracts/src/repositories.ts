@@ -57,6 +57,8 @@ export const repositoryWriteSchema = z.strictObject({
   // virtual
   repositories: z.array(z.string()).max(500).optional(),
   defaultDeploymentRepo: z.string().nullable().optional(),
+  /** Off by default: a path held by a local member is never resolved from a remote member (dependency confusion). */
+  allowRemoteOverride: z.boolean().optional(),
   // maven
   handleReleases: z.boolean().optional(),
   handleSnapshots: z.boolean().optional(),
@@ -82,6 +84,7 @@ export const repositorySchema = z.object({
   storeArtifactsLocally: z.boolean().optional(),
   repositories: z.array(z.string()).optional(),
   defaultDeploymentRepo: z.string().nullable().optional(),
+  allowRemoteOverride: z.boolean().optional(),
   handleReleases: z.boolean().optional(),
   handleSnapshots: z.boolean().optional(),
 });
@@ -174,6 +177,8 @@ export type SetMeUp = z.infer<typeof setMeUpSchema>;
 /** spec 001 §3 artifact action catalogue: the actions the tree browser offers. */
 export const ARTIFACT_ACTIONS = [
   'Download',
+  /** The folder (or repository) as a zip: `GET /api/archive/download/{key}/{path}?archiveType=zip`. */
+  'Download Folder',
   'Deploy',
   'Copy',
   'Move',

@@ -38,6 +38,10 @@ const at = (repo: string, path: string) => `${encodeURIComponent(repo)}${path ? 
 export const artifactUrl = (repo: string, path: string, folder = false) =>
   `/repository/${at(repo, path)}${folder ? '/' : ''}`;
 
+/** A folder (or a whole repository) as a zip, streamed by the server; unreadable files are left out. */
+export const archiveUrl = (repo: string, path: string) =>
+  `/api/archive/download/${at(repo, path)}?archiveType=zip`;
+
 export const repositoriesQueryOptions = () =>
   queryOptions({
     queryKey: treeKeys.repositories,

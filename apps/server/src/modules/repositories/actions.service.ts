@@ -7,10 +7,10 @@ import {
   type ZapAnswer,
 } from '@granary/contracts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import { InvalidError } from '../../platform/http/errors.ts';
 import { expireCached } from './artifacts.queries.ts';
 import { findStored, resolveTarget } from './artifacts.service.ts';
-import { authorize, can, type RepositoriesContext } from './context.ts';
+import { authorize, can, type RepositoriesContext, repositoryHidden } from './context.ts';
 import type { RepoPath } from './repo-path.ts';
 
 /**
@@ -36,6 +36,7 @@ export async function artifactActions(
     !found.target.cache && (repo.rclass === 'local' || Boolean(repo.virtual?.defaultDeploymentRepo));
   const allowed: [ArtifactAction, boolean][] = [
     ['Download', kind === 'file' && permissions.read],
+    ['Download Folder', kind !== 'file' && stored && permissions.read],
     ['Deploy', kind !== 'file' && deployable && permissions.write],
     ['Copy', kind !== 'repository' && stored && permissions.read],
     ['Move', kind !== 'repository' && stored && permissions.delete],
@@ -66,7 +67,7 @@ export async function zapCache(
   key: string,
   rawPath: string,
 ): Promise<ZapAnswer> {
-  const target = await resolveTarget(ctx, key);
+  const target = await resolveTarget(ctx, key, principal);
   const repo = target.repo;
   const path = rawPath.replace(/^\/+|\/+$/g, '');
   if (path.split('/').includes('..')) throw new InvalidError('path: ".." is not allowed');
@@ -85,10 +86,9 @@ export async function setMeUp(
   repoKey: string | undefined,
 ): Promise<SetMeUp> {
   if (!repoKey) return { baseUrl };
-  const target = await resolveTarget(ctx, repoKey);
+  const target = await resolveTarget(ctx, repoKey, principal);
   const repo = target.repo;
-  if (!(await can(ctx, principal, 'read', repo, '')))
-    throw new NotFoundError(`Repository '${repoKey}' not found`);
+  if (!(await can(ctx, principal, 'read', repo, ''))) throw repositoryHidden(principal, repoKey);
   const format = ctx.formats.get(repo.packageType);
   const repository = {
     key: target.key,

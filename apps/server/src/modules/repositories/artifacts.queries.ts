@@ -25,17 +25,19 @@ export async function findArtifact(
   return rows[0];
 }
 
-/** Every file below a folder, by path. */
+/** Every file below a folder, by path (at most `limit`). */
 export async function listArtifactsBelow(
   db: Executor,
   repositoryId: string,
   folder: string,
+  limit?: number,
 ): Promise<ArtifactRow[]> {
-  return db
+  const query = db
     .select()
     .from(artifacts)
     .where(and(eq(artifacts.repositoryId, repositoryId), sql`${artifacts.path} like ${below(folder)}`))
     .orderBy(artifacts.path);
+  return limit === undefined ? query : query.limit(limit);
 }
 
 export interface FolderChild {
@@ -192,4 +194,14 @@ export async function expireCached(db: Executor, repositoryId: string, path: str
     )
     .returning({ id: artifacts.id });
   return rows.length;
+}
+
+/** A cached file confirmed fresh by its upstream (304): fetched now. */
+export async function markFetched(db: Executor, id: number): Promise<ArtifactRow> {
+  const [row] = await db
+    .update(artifacts)
+    .set({ fetchedAt: new Date() })
+    .where(eq(artifacts.id, id))
+    .returning();
+  return row!;
 }

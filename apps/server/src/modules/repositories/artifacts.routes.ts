@@ -106,6 +106,10 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       if (resolved.kind === 'stream') {
         inertHeaders(reply, path.name, mimeTypeOf(path.name));
         if (resolved.size !== undefined) reply.header('content-length', String(resolved.size));
+        if (head) {
+          resolved.stream.destroy();
+          return reply.code(200).send();
+        }
         return reply.code(200).send(resolved.stream);
       }
       if (!path.folderHint) {

@@ -19,8 +19,16 @@ import {
   setArtifactProperties,
   upsertArtifact,
 } from './artifacts.queries.ts';
-import { actorName, admitsPath, authorize, can, type RepositoriesContext } from './context.ts';
+import {
+  actorName,
+  admitsPath,
+  authorize,
+  can,
+  type RepositoriesContext,
+  repositoryHidden,
+} from './context.ts';
 import { mimeTypeOf } from './mime.ts';
+import { isStale } from './remote.service.ts';
 import type { RepoPath } from './repo-path.ts';
 import { cacheBaseKey, findRepository, type RepoConfig } from './repositories.service.ts';
 
@@ -35,7 +43,15 @@ export interface Target {
   key: string;
 }
 
-export async function resolveTarget(ctx: RepositoriesContext, key: string): Promise<Target> {
+/**
+ * The repository a request names. One that does not exist answers as one the caller may not see
+ * (`repositoryHidden`): 401 for anonymous callers, 404 for signed-in ones.
+ */
+export async function resolveTarget(
+  ctx: RepositoriesContext,
+  key: string,
+  principal: Principal | null,
+): Promise<Target> {
   const repo = await findRepository(ctx.db, key);
   if (repo) return { repo, cache: false, key: repo.key };
   const base = cacheBaseKey(key);
@@ -43,7 +59,7 @@ export async function resolveTarget(ctx: RepositoriesContext, key: string): Prom
     const remote = await findRepository(ctx.db, base);
     if (remote?.rclass === 'remote') return { repo: remote, cache: true, key: `${remote.key}-cache` };
   }
-  throw new NotFoundError(`Repository '${key}' not found`);
+  throw repositoryHidden(principal, key);
 }
 
 export interface DeployInput {
@@ -82,7 +98,7 @@ export async function deployArtifact(
   input: DeployInput,
   source: Readable,
 ): Promise<{ repo: RepoConfig; artifact: ArtifactRow; created: boolean }> {
-  const target = await resolveTarget(ctx, path.repoKey);
+  const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = await deployTarget(ctx, target);
   if (path.isRoot || path.folderHint) throw new InvalidError('A file path is required to deploy');
   if (target.repo !== repo && !admitsPath(target.repo, path.path))
@@ -176,7 +192,7 @@ export async function resolveForRead(
   path: RepoPath,
   opts: { stream?: boolean } = {},
 ): Promise<Resolved> {
-  const target = await resolveTarget(ctx, path.repoKey);
+  const target = await resolveTarget(ctx, path.repoKey, principal);
   await authorize(ctx, principal, 'read', target.repo, path.path);
   const notFound = () => new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
   if (!path.isRoot && !admitsPath(target.repo, path.path)) throw notFound();
@@ -185,18 +201,47 @@ export async function resolveForRead(
   return { ...found, key: target.key } as Resolved;
 }
 
+interface ResolveOptions {
+  stream?: boolean;
+  /** An enclosing virtual repository found the path in a local member: remote members stay out. */
+  localOnly?: boolean;
+}
+
+/**
+ * A local repository reached through `repo` (itself, or a virtual repository's members transitively)
+ * holds a file at `path`, whatever the caller may read and whatever the members' patterns: the name
+ * is taken locally, so no upstream may answer for it.
+ */
+async function localHolds(ctx: RepositoriesContext, repo: RepoConfig, path: string, depth: number) {
+  if (repo.rclass === 'local') return !!(await findArtifact(ctx.db, repo.id, path));
+  if (repo.rclass !== 'virtual' || depth >= MAX_VIRTUAL_DEPTH) return false;
+  for (const name of repo.virtual?.repositories ?? []) {
+    const member = await findRepository(ctx.db, name);
+    if (member && (await localHolds(ctx, member, path, depth + 1))) return true;
+  }
+  return false;
+}
+
 async function resolveIn(
   ctx: RepositoriesContext,
   principal: Principal | null,
   repo: RepoConfig,
   cacheOnly: boolean,
   path: RepoPath,
-  opts: { stream?: boolean },
+  opts: ResolveOptions,
   depth: number,
 ): Promise<Resolved | null> {
   const key = repo.key;
   if (repo.rclass === 'virtual') {
     if (depth >= MAX_VIRTUAL_DEPTH) return null;
+    // Dependency-confusion protection: a path a local member holds is never resolved from a remote member.
+    const localOnly =
+      opts.localOnly ||
+      (!repo.virtual?.allowRemoteOverride &&
+        !path.isRoot &&
+        !path.folderHint &&
+        (await localHolds(ctx, repo, path.path, depth)));
+    const memberOpts = { ...opts, localOnly };
     const members: RepoConfig[] = [];
     for (const name of repo.virtual?.repositories ?? []) {
       const member = await findRepository(ctx.db, name);
@@ -207,8 +252,9 @@ async function resolveIn(
     // Files first, in member order; a failing upstream falls through to the next member.
     if (!path.folderHint)
       for (const member of members) {
+        if (localOnly && member.rclass === 'remote') continue;
         try {
-          const found = await resolveIn(ctx, principal, member, false, path, opts, depth + 1);
+          const found = await resolveIn(ctx, principal, member, false, path, memberOpts, depth + 1);
           if (found && found.kind !== 'folder') return found;
         } catch (err) {
           if (!(err instanceof DomainError) || err.status < 500) throw err;
@@ -220,8 +266,11 @@ async function resolveIn(
         return { kind: 'folder', repo, key, path: path.path, members };
     return null;
   }
+  if (repo.rclass === 'remote' && opts.localOnly) return null;
   if (!path.isRoot) {
     const artifact = await findArtifact(ctx.db, repo.id, path.path);
+    if (artifact && repo.rclass === 'remote' && !cacheOnly && isStale(repo, artifact))
+      return { kind: 'file', repo, key, artifact: await ctx.remote.revalidate(repo, artifact) };
     if (artifact) return { kind: 'file', repo, key, artifact };
   }
   if (path.isRoot || (await folderExists(ctx.db, repo.id, path.path)))
@@ -241,7 +290,7 @@ export async function deleteArtifacts(
   principal: Principal | null,
   path: RepoPath,
 ): Promise<number> {
-  const target = await resolveTarget(ctx, path.repoKey);
+  const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = target.repo;
   if (repo.rclass === 'virtual')
     throw new DomainError(405, 'METHOD_NOT_ALLOWED', 'Delete from the member repository');
@@ -270,7 +319,7 @@ export async function findStored(
   path: RepoPath,
   action: 'read' | 'annotate' = 'read',
 ): Promise<{ target: Target; artifact?: ArtifactRow; folder: boolean }> {
-  const target = await resolveTarget(ctx, path.repoKey);
+  const target = await resolveTarget(ctx, path.repoKey, principal);
   await authorize(ctx, principal, action, target.repo, path.path);
   if (target.repo.rclass === 'virtual') {
     const resolved = await resolveForRead(ctx, principal, path);
@@ -308,7 +357,7 @@ export async function changeProperties(
   path: RepoPath,
   change: { set?: Properties; remove?: string[] },
 ): Promise<void> {
-  const target = await resolveTarget(ctx, path.repoKey);
+  const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = target.repo;
   if (repo.rclass === 'virtual') throw new InvalidError('Properties are set on the member repository');
   await authorize(ctx, principal, 'annotate', repo, path.path);
@@ -348,8 +397,8 @@ export async function copyOrMove(
   to: RepoPath,
   dryRun: boolean,
 ): Promise<CopyResult> {
-  const source = await resolveTarget(ctx, from.repoKey);
-  const dest = await resolveTarget(ctx, to.repoKey);
+  const source = await resolveTarget(ctx, from.repoKey, principal);
+  const dest = await resolveTarget(ctx, to.repoKey, principal);
   if (source.repo.rclass === 'virtual')
     throw new InvalidError('Copy and move work on local repositories and caches');
   if (dest.cache || dest.repo.rclass !== 'local')

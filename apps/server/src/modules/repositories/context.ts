@@ -4,7 +4,7 @@ import type { FormatRegistry } from '../../formats/registry.ts';
 import type { BlobStore } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
 import type { OutboundClient } from '../../platform/outbound/index.ts';
 import { antMatch } from '../access/ant-pattern.ts';
 import type { Authorizer } from '../access/index.ts';
@@ -29,7 +29,26 @@ export function actorName(principal: Principal | null): string {
   return principal?.name ?? 'anonymous';
 }
 
-/** The one permission question, asked on the canonical path; 401 for anonymous callers, 403 for users. */
+/**
+ * What a caller hears of a repository that does not exist, or that it may not see: the same answer
+ * either way, so a key's existence never leaks (anonymous: 401 with the sign-in challenge; signed in: 404).
+ */
+export function repositoryHidden(principal: Principal | null, key: string): Error {
+  return principal ? new NotFoundError(`Repository '${key}' not found`) : new UnauthorizedError();
+}
+
+/**
+ * The caller sees the repository: it may read or deploy at its root or at the path asked. A user
+ * who sees it and lacks the action gets 403; one who does not see it hears `repositoryHidden`.
+ */
+async function sees(ctx: RepositoriesContext, principal: Principal, repo: RepoConfig, path: string) {
+  for (const action of ['read', 'write'] as const)
+    for (const at of path === '' ? [''] : ['', path])
+      if (await can(ctx, principal, action, repo, at)) return true;
+  return false;
+}
+
+/** The one permission question, asked on the canonical path; 401 for anonymous callers, 403 (or 404, see `sees`) for users. */
 export async function authorize(
   ctx: RepositoriesContext,
   principal: Principal | null,
@@ -39,6 +58,7 @@ export async function authorize(
 ): Promise<void> {
   if (await can(ctx, principal, action, repo, path)) return;
   if (!principal) throw new UnauthorizedError();
+  if (!(await sees(ctx, principal, repo, path))) throw repositoryHidden(principal, repo.key);
   throw new ForbiddenError(`You do not have ${action} permission on ${repo.key}/${path}`);
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../app.ts';
 import type { FormatRegistry } from '../../formats/registry.ts';
 import type { AccessModule } from '../access/index.ts';
+import { archiveRoutes } from './archive.routes.ts';
 import { registerArtifactRoutes } from './artifacts.routes.ts';
 import type { RepositoriesContext } from './context.ts';
 import { RemoteFetcher } from './remote.service.ts';
@@ -40,6 +41,7 @@ export async function registerRepositories(
   await app.register(repositoryRoutes(ctx));
   await app.register(storageRoutes(ctx));
   await app.register(uiRoutes(ctx));
+  await app.register(archiveRoutes(ctx));
   await registerArtifactRoutes(app, ctx);
   await ensureDefaultRepository(ctx.db);
   return ctx;

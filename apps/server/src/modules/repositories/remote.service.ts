@@ -3,7 +3,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
 import { publish } from '../../platform/events/index.ts';
 import { DomainError } from '../../platform/http/errors.ts';
-import { type ArtifactRow, upsertArtifact } from './artifacts.queries.ts';
+import { type ArtifactRow, markFetched, upsertArtifact } from './artifacts.queries.ts';
 import type { RepositoriesContext } from './context.ts';
 import { mimeTypeOf } from './mime.ts';
 import type { RepoConfig } from './repositories.service.ts';
@@ -21,6 +21,17 @@ export type FetchOutcome =
 
 const HEX = /^[0-9a-f]+$/i;
 const MAX_MISSES = 10_000;
+const MAX_ETAGS = 100_000;
+
+/**
+ * A cached file is stale once older than the repository's retrieval cache period, or when zap cleared
+ * its fetch time ("revalidate now").
+ */
+export function isStale(repo: RepoConfig, artifact: ArtifactRow, now = Date.now()): boolean {
+  if (!artifact.fetchedAt) return true;
+  const period = repo.remote?.retrievalCachePeriodSecs ?? 0;
+  return now - artifact.fetchedAt.getTime() >= period * 1000;
+}
 
 /**
  * Fetches remote repositories' misses from their upstreams and caches them as artifacts of the
@@ -32,10 +43,73 @@ const MAX_MISSES = 10_000;
 export class RemoteFetcher {
   private readonly inflight = new Map<string, Promise<ArtifactRow | null>>();
   private readonly misses = new Map<string, number>();
+  /** Upstream ETags of cached files (kept in memory; after a restart If-Modified-Since alone revalidates). */
+  private readonly etags = new Map<string, string>();
   /** Upstream requests sent (diagnostics and tests). */
   upstreamRequests = 0;
 
   constructor(private readonly ctx: () => RepositoriesContext) {}
+
+  /**
+   * A stale cached file is revalidated with the upstream (If-None-Match / If-Modified-Since) before it
+   * is served: 304 keeps it (fresh again), 200 replaces it; an upstream that fails or is offline leaves
+   * the cached copy to be served.
+   */
+  async revalidate(repo: RepoConfig, artifact: ArtifactRow): Promise<ArtifactRow> {
+    if (!repo.remote || repo.remote.offline) return artifact;
+    const id = `${repo.id}\u0000${artifact.path}`;
+    const running = this.inflight.get(id);
+    if (running) return (await running.catch(() => null)) ?? artifact;
+    const done = this.retrieve(repo, artifact.path, undefined, artifact).finally(() =>
+      this.inflight.delete(id),
+    );
+    this.inflight.set(id, done);
+    try {
+      return (await done) ?? artifact;
+    } catch (err) {
+      this.ctx().log.warn(
+        { repo: repo.key, path: artifact.path, err: (err as Error).message },
+        'upstream revalidation failed: serving the cached copy',
+      );
+      return artifact;
+    }
+  }
+
+  /** `storeArtifactsLocally: false`: the upstream's answer streams through, nothing is cached. */
+  private async passThrough(repo: RepoConfig, path: string): Promise<FetchOutcome> {
+    const res = await this.request(repo, path, {});
+    if (res.status === 404 || res.status === 410) {
+      await res.body?.cancel();
+      this.rememberMiss(repo, path);
+      return null;
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel();
+      throw new UpstreamError(`The upstream of '${repo.key}' answered ${res.status}`);
+    }
+    const length = res.headers.get('content-length');
+    const size =
+      length && /^\d+$/.test(length) && !res.headers.get('content-encoding') ? Number(length) : undefined;
+    const stream = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    return { stream, size, done: Promise.resolve(null) };
+  }
+
+  private async request(repo: RepoConfig, path: string, extra: Record<string, string>) {
+    const ctx = this.ctx();
+    const remote = repo.remote!;
+    const format = ctx.formats.get(repo.packageType);
+    const url = format?.upstreamUrl?.(remote.url, path) ?? `${remote.url.replace(/\/+$/, '')}/${path}`;
+    const headers: Record<string, string> = { ...extra };
+    if (remote.username)
+      headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
+    this.upstreamRequests += 1;
+    try {
+      return await ctx.outbound.fetch(url, { headers });
+    } catch (err) {
+      ctx.log.warn({ repo: repo.key, path, err: (err as Error).message }, 'upstream request failed');
+      throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
+    }
+  }
 
   async fetch(repo: RepoConfig, path: string, wantStream: boolean): Promise<FetchOutcome> {
     const remote = repo.remote;
@@ -46,6 +120,7 @@ export class RemoteFetcher {
       if (missUntil > Date.now()) return null;
       this.misses.delete(id);
     }
+    if (!remote.storeArtifactsLocally) return this.passThrough(repo, path);
     const running = this.inflight.get(id);
     if (running) {
       const artifact = await running;
@@ -77,21 +152,25 @@ export class RemoteFetcher {
     repo: RepoConfig,
     path: string,
     streamTo?: (s: { stream: Readable; size?: number }) => void,
+    cached?: ArtifactRow,
   ): Promise<ArtifactRow | null> {
     const ctx = this.ctx();
-    const remote = repo.remote!;
-    const format = ctx.formats.get(repo.packageType);
-    const url = format?.upstreamUrl?.(remote.url, path) ?? `${remote.url.replace(/\/+$/, '')}/${path}`;
-    const headers: Record<string, string> = {};
-    if (remote.username)
-      headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
-    this.upstreamRequests += 1;
-    let res: Awaited<ReturnType<typeof ctx.outbound.fetch>>;
-    try {
-      res = await ctx.outbound.fetch(url, { headers });
-    } catch (err) {
-      ctx.log.warn({ repo: repo.key, path, err: (err as Error).message }, 'upstream request failed');
-      throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
+    const id = `${repo.id}\u0000${path}`;
+    const conditional: Record<string, string> = {};
+    if (cached) {
+      const etag = this.etags.get(id);
+      if (etag) conditional['if-none-match'] = etag;
+      conditional['if-modified-since'] = cached.modifiedAt.toUTCString();
+    }
+    const res = await this.request(repo, path, conditional);
+    if (cached && res.status === 304) {
+      await res.body?.cancel();
+      return markFetched(ctx.db, cached.id);
+    }
+    if (cached && !res.ok) {
+      // Gone or failing upstream: the cached copy is still served.
+      await res.body?.cancel();
+      throw new UpstreamError(`The upstream of '${repo.key}' answered ${res.status}`);
     }
     if (res.status === 404 || res.status === 410) {
       await res.body?.cancel();
@@ -138,8 +217,25 @@ export class RemoteFetcher {
       ctx.log.warn({ repo: repo.key, path, err: (err as Error).message }, 'upstream answer not cached');
       throw new UpstreamError(`The upstream of '${repo.key}' sent an incomplete or corrupt answer`);
     }
-    client?.end();
-    return ctx.db.transaction(async (tx) => {
+    const etag = res.headers.get('etag');
+    if (etag) {
+      if (this.etags.size >= MAX_ETAGS) this.etags.clear();
+      this.etags.set(id, etag);
+    } else this.etags.delete(id);
+    // The client's answer ends once the file is cached: what it just received is then listed and zappable.
+    try {
+      return await this.store(repo, path, blob);
+    } finally {
+      client?.end();
+    }
+  }
+
+  private store(
+    repo: RepoConfig,
+    path: string,
+    blob: Awaited<ReturnType<RepositoriesContext['blobs']['put']>>,
+  ) {
+    return this.ctx().db.transaction(async (tx) => {
       const row = await upsertArtifact(tx, {
         repositoryId: repo.id,
         path,

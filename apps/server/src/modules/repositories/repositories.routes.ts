@@ -8,9 +8,8 @@ import {
 } from '@granary/contracts';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { NotFoundError } from '../../platform/http/errors.ts';
 import { zapCache } from './actions.service.ts';
-import { actorName, can, type RepositoriesContext } from './context.ts';
+import { actorName, can, type RepositoriesContext, repositoryHidden } from './context.ts';
 import {
   createRepository,
   deleteRepository,
@@ -73,7 +72,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
         const repo = await findRepository(ctx.db, request.params.key);
         // A repository the caller may not read is not revealed.
         if (!repo || !(await can(ctx, request.principal, 'read', repo, '')))
-          throw new NotFoundError(`Repository '${request.params.key}' not found`);
+          throw repositoryHidden(request.principal, request.params.key);
         return toRepository(repo);
       },
     );

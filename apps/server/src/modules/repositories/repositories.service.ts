@@ -34,6 +34,8 @@ export interface RemoteSettings {
 export interface VirtualSettings {
   repositories: string[];
   defaultDeploymentRepo: string | null;
+  /** A remote member may answer for a path a local member holds (off: dependency-confusion protection). */
+  allowRemoteOverride?: boolean;
 }
 export interface MavenSettings {
   handleReleases: boolean;
@@ -68,7 +70,7 @@ const REMOTE_FIELDS = [
   'missedRetrievalCachePeriodSecs',
   'storeArtifactsLocally',
 ] as const;
-const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo'] as const;
+const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo', 'allowRemoteOverride'] as const;
 const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots'] as const;
 const MAVEN_LIKE = new Set(['maven', 'gradle', 'ivy', 'sbt']);
 const DEFAULT_LOCK_KEY = 0x67726e7265706fn; // 'grnrepo'
@@ -121,7 +123,11 @@ export function toRepository(repo: RepoConfig): Repository {
         }
       : {}),
     ...(virtual
-      ? { repositories: virtual.repositories, defaultDeploymentRepo: virtual.defaultDeploymentRepo }
+      ? {
+          repositories: virtual.repositories,
+          defaultDeploymentRepo: virtual.defaultDeploymentRepo,
+          allowRemoteOverride: virtual.allowRemoteOverride ?? false,
+        }
       : {}),
     ...(maven ? { handleReleases: maven.handleReleases, handleSnapshots: maven.handleSnapshots } : {}),
   };
@@ -142,9 +148,31 @@ export async function listRepositories(
     .filter((r) => !wantedType || r.packageType === wantedType);
 }
 
+/**
+ * Repository configurations by lower-cased key, per database: every artifact request looks one up.
+ * A change on this node clears its cache at once; other nodes see it within the TTL.
+ */
+const CONFIG_TTL_MS = 5_000;
+const configCache = new WeakMap<object, Map<string, { at: number; repo: RepoConfig | undefined }>>();
+
+function forgetConfigs(db: Db): void {
+  configCache.delete(db);
+}
+
 export async function findRepository(db: Db, key: string): Promise<RepoConfig | undefined> {
+  let byKey = configCache.get(db);
+  if (!byKey) {
+    byKey = new Map();
+    configCache.set(db, byKey);
+  }
+  const id = key.toLowerCase();
+  const hit = byKey.get(id);
+  if (hit && Date.now() - hit.at < CONFIG_TTL_MS) return hit.repo;
   const row = await findRepositoryByKey(db, key);
-  return row ? toRepoConfig(row) : undefined;
+  const repo = row ? toRepoConfig(row) : undefined;
+  if (byKey.size >= 10_000) byKey.clear();
+  byKey.set(id, { at: Date.now(), repo });
+  return repo;
 }
 
 export async function getRepository(db: Db, key: string): Promise<RepoConfig> {
@@ -225,7 +253,11 @@ async function checkVirtual(
       throw new InvalidError('defaultDeploymentRepo: must be a local repository');
     deploy = target;
   }
-  return { repositories: members, defaultDeploymentRepo: deploy };
+  return {
+    repositories: members,
+    defaultDeploymentRepo: deploy,
+    allowRemoteOverride: settings.allowRemoteOverride ?? false,
+  };
 }
 
 function uniqueViolation(err: unknown): boolean {
@@ -296,6 +328,7 @@ async function buildConfig(
         body.defaultDeploymentRepo !== undefined
           ? body.defaultDeploymentRepo
           : (existing?.virtual?.defaultDeploymentRepo ?? null),
+      allowRemoteOverride: body.allowRemoteOverride ?? existing?.virtual?.allowRemoteOverride ?? false,
     });
   }
   if (MAVEN_LIKE.has(packageType)) {
@@ -350,6 +383,8 @@ export async function createRepository(
   } catch (err) {
     if (uniqueViolation(err)) throw new ConflictError(`Repository '${key}' already exists`);
     throw err;
+  } finally {
+    forgetConfigs(db);
   }
 }
 
@@ -362,11 +397,15 @@ export async function updateRepositoryConfig(
 ): Promise<RepoConfig> {
   const existing = await getRepository(db, key);
   const config = await buildConfig(db, formats, key, body, existing);
-  return db.transaction(async (tx) => {
-    const row = await updateRepository(tx, existing.id, toRow(config));
-    await publish(tx, { type: 'repository.updated', payload: { repo: row.key, by } });
-    return toRepoConfig(row);
-  });
+  try {
+    return await db.transaction(async (tx) => {
+      const row = await updateRepository(tx, existing.id, toRow(config));
+      await publish(tx, { type: 'repository.updated', payload: { repo: row.key, by } });
+      return toRepoConfig(row);
+    });
+  } finally {
+    forgetConfigs(db);
+  }
 }
 
 /** Deletes a repository with its artifacts; virtual repositories that listed it drop it. */
@@ -380,12 +419,14 @@ export async function deleteRepository(db: Db, key: string, by: string): Promise
         repositories: repo.virtual.repositories.filter((m) => m !== existing.key),
         defaultDeploymentRepo:
           repo.virtual.defaultDeploymentRepo === existing.key ? null : repo.virtual.defaultDeploymentRepo,
+        allowRemoteOverride: repo.virtual.allowRemoteOverride,
       };
       await updateRepository(tx, repo.id, { settings: { ...(row.settings as object), virtual } });
     }
     await deleteRepositoryRow(tx, existing.id);
     await publish(tx, { type: 'repository.deleted', payload: { repo: existing.key, by } });
   });
+  forgetConfigs(db);
 }
 
 /** A fresh install gets one generic local repository; several nodes starting at once create it once. */

@@ -94,12 +94,12 @@ describe(`tree browser calls: setMeUp, artifactactions, packagetypes, zap (${tes
     const folder = await get('/ui/api/v1/ui/artifactactions?repoKey=generic-local&path=docs', ADMIN);
     expect(folder.json()).toMatchObject({
       kind: 'folder',
-      actions: ['Deploy', 'Copy', 'Move', 'Delete', 'Refresh', 'Native Browser'],
+      actions: ['Download Folder', 'Deploy', 'Copy', 'Move', 'Delete', 'Refresh', 'Native Browser'],
     });
     const root = await get('/ui/api/v1/ui/artifactactions?repoKey=generic-local', ADMIN);
     expect(root.json()).toMatchObject({
       kind: 'repository',
-      actions: ['Deploy', 'Refresh', 'Native Browser'],
+      actions: ['Download Folder', 'Deploy', 'Refresh', 'Native Browser'],
     });
   });
 

@@ -51,8 +51,10 @@ interface RepositoryForm {
   offline: boolean;
   retrievalCachePeriodSecs: number;
   missedRetrievalCachePeriodSecs: number;
+  storeArtifactsLocally: boolean;
   repositories: string[];
   defaultDeploymentRepo: string | null;
+  allowRemoteOverride: boolean;
 }
 
 /**
@@ -167,6 +169,7 @@ function RepositoryEditor({
         offline: v.offline,
         retrievalCachePeriodSecs: v.retrievalCachePeriodSecs,
         missedRetrievalCachePeriodSecs: v.missedRetrievalCachePeriodSecs,
+        storeArtifactsLocally: v.storeArtifactsLocally,
       });
       // An empty password on edit keeps the stored one.
       if (v.password || isNew) body.password = v.password;
@@ -177,6 +180,7 @@ function RepositoryEditor({
         defaultDeploymentRepo: v.repositories.includes(v.defaultDeploymentRepo ?? '')
           ? v.defaultDeploymentRepo
           : null,
+        allowRemoteOverride: v.allowRemoteOverride,
       });
     save.mutate(
       { key, body, create: isNew },
@@ -220,8 +224,10 @@ function RepositoryEditor({
             offline: repository?.offline ?? false,
             retrievalCachePeriodSecs: repository?.retrievalCachePeriodSecs ?? 7200,
             missedRetrievalCachePeriodSecs: repository?.missedRetrievalCachePeriodSecs ?? 1800,
+            storeArtifactsLocally: repository?.storeArtifactsLocally ?? true,
             repositories: repository?.repositories ?? [],
             defaultDeploymentRepo: repository?.defaultDeploymentRepo ?? null,
+            allowRemoteOverride: repository?.allowRemoteOverride ?? false,
           }}
         >
           {isNew && (
@@ -271,6 +277,9 @@ function RepositoryEditor({
               >
                 <InputNumber min={0} style={{ width: 200 }} />
               </Form.Item>
+              <Form.Item name="storeArtifactsLocally" valuePropName="checked">
+                <Checkbox>Store artifacts locally (off: stream from the upstream without caching)</Checkbox>
+              </Form.Item>
             </>
           )}
           {rclass === 'virtual' && (
@@ -294,6 +303,13 @@ function RepositoryEditor({
                   placeholder="None"
                   options={localMembers.map((r) => ({ value: r.key, label: r.key }))}
                 />
+              </Form.Item>
+              <Form.Item
+                name="allowRemoteOverride"
+                valuePropName="checked"
+                extra="Off (recommended): a path that exists in a local member is never taken from a remote member (dependency confusion)"
+              >
+                <Checkbox>Allow remote members to override local artifacts</Checkbox>
               </Form.Item>
             </>
           )}

@@ -12,7 +12,13 @@ import type { ArtifactActions } from '@granary/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { App, Button, Flex, Popconfirm } from 'antd';
 import { useState } from 'react';
-import { artifactUrl, treeKeys, useDeleteArtifactMutation, useZapCacheMutation } from '../queries.ts';
+import {
+  archiveUrl,
+  artifactUrl,
+  treeKeys,
+  useDeleteArtifactMutation,
+  useZapCacheMutation,
+} from '../queries.ts';
 import { CopyMoveModal } from './CopyMoveModal.tsx';
 import { DeployModal } from './DeployModal.tsx';
 import { nodeKey, type TreeRef } from './treeKeys.ts';
@@ -42,6 +48,11 @@ export function ArtifactActionsBar({ target, actions, onNavigate }: ArtifactActi
       {has('Download') && (
         <Button icon={<DownloadOutlined />} href={artifactUrl(target.repo, target.path)} download>
           Download
+        </Button>
+      )}
+      {has('Download Folder') && (
+        <Button icon={<DownloadOutlined />} href={archiveUrl(target.repo, target.path)} download>
+          Download folder
         </Button>
       )}
       {has('Deploy') && (
