@@ -102,7 +102,10 @@ export function useCopyMoveMutation() {
       restApi.post(`${v.mode}/${at(v.repo, v.path)}`, undefined, copyMoveAnswerSchema, {
         query: { to: v.to, dry: v.dry ? 1 : undefined },
       }),
-    onSuccess: (_answer, v) => (v.dry ? undefined : invalidate()),
+    // Not awaited: the caller moves the selection to the destination first, then the tree refreshes.
+    onSuccess: (_answer, v) => {
+      if (!v.dry) void invalidate();
+    },
   });
 }
 

@@ -28,19 +28,26 @@ export function CopyMoveModal({ mode, source, onClose }: CopyMoveModalProps) {
   const submit = async (dry: boolean) => {
     const v = await form.validateFields();
     const path = v.path.trim().replace(/^\/+|\/+$/g, '');
-    run.mutate(
-      { mode, repo: source.repo, path: source.path, to: `/${v.repo}/${path}`, dry },
-      {
-        onSuccess: (answer) => {
-          if (dry) {
-            setDryRun(answer.messages.map((m) => m.message));
-            return;
-          }
-          message.success(`${Verb} of ${source.path} to ${v.repo}/${path} completed`);
-          onClose(nodeKey({ repo: v.repo, path }));
-        },
-      },
-    );
+    // mutateAsync, not per-call callbacks: refreshing the tree can unmount this dialog (the source
+    // path is gone after a move), and React Query drops per-call callbacks of an unmounted caller.
+    let answer: Awaited<ReturnType<typeof run.mutateAsync>>;
+    try {
+      answer = await run.mutateAsync({
+        mode,
+        repo: source.repo,
+        path: source.path,
+        to: `/${v.repo}/${path}`,
+        dry,
+      });
+    } catch {
+      return; // the error is shown from run.error
+    }
+    if (dry) {
+      setDryRun(answer.messages.map((m) => m.message));
+      return;
+    }
+    message.success(`${Verb} of ${source.path} to ${v.repo}/${path} completed`);
+    onClose(nodeKey({ repo: v.repo, path }));
   };
 
   return (
