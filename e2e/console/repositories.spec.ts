@@ -124,8 +124,24 @@ test.describe
         .setInputFiles({ name: 'app.bin', mimeType: 'application/octet-stream', buffer: bytes });
       await expect(dialog.getByText('app.bin (3,145,728 bytes)')).toBeVisible();
       await dialog.getByLabel('Target path').fill('releases/1.0/app.bin');
+      // Loopback uploads 3 MiB in milliseconds: throttle the upload (Chromium's own network emulation,
+      // ~1 MiB/s) so the progress bar is on screen long enough for a person, and this test, to see it.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 1024 * 1024,
+      });
       await dialog.getByRole('button', { name: 'Deploy' }).click();
       await expect(page.getByRole('progressbar')).toBeVisible();
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
       await expect(page).toHaveURL(new RegExp(`/repos/tree/General/${LOCAL}/releases/1\\.0/app\\.bin$`));
       await expect(page.getByRole('heading', { level: 2, name: 'app.bin' })).toBeVisible();
       await expect(page.getByText('3.00 MB')).toBeVisible();
