@@ -58,7 +58,7 @@ test.describe('access: login, admin users, logout', () => {
   }) => {
     await page.goto('/ui/login');
     await signIn(page, 'admin', adminPassword());
-    await expect(page).toHaveURL(/\/ui\/?$/);
+    await expect(page).toHaveURL(/\/ui\/packages$/);
 
     await page.getByRole('banner').getByRole('button', { name: /admin/ }).click();
     await page.getByRole('menuitem', { name: 'New User' }).click();
@@ -110,11 +110,11 @@ test.describe('access: login, admin users, logout', () => {
     // The new user signs in with the password the admin set: the admin-only path is not followed (spec 000 §4),
     // and opening an admin page says so.
     await signIn(page, 'u1', 'U1-Str0ng-Passw0rd');
-    await expect(page).toHaveURL(/\/ui\/?$/);
+    await expect(page).toHaveURL(/\/ui\/packages$/);
     await expect(page.getByRole('banner').getByRole('button', { name: /u1/ })).toBeVisible();
     await page.goto('/ui/admin/management/users');
     await expect(page.getByText('You are not authorized to view this page')).toBeVisible();
-    await expect(page).toHaveURL(/\/ui\/?$/);
+    await expect(page).toHaveURL(/\/ui\/packages$/);
     await saveScreenshot('not-authorized');
   });
 

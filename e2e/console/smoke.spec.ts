@@ -20,9 +20,9 @@ test.describe('console smoke', () => {
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
-    await page.goto('/ui/');
+    await page.goto('/ui/overview');
 
-    await expect(page).toHaveTitle('Home - Granary');
+    await expect(page).toHaveTitle('Overview - Granary');
     await expect(page.getByRole('heading', { level: 1, name: 'Granary' })).toBeVisible();
     await expect(page.getByText(`v${server.version}`, { exact: true })).toBeVisible();
     const versionRow = page
@@ -49,7 +49,7 @@ test.describe('console smoke', () => {
         expect(response.status(), response.url()).toBe(200);
       }
     });
-    await page.goto('/ui/');
+    await page.goto('/ui/overview');
     await expect(page.getByRole('heading', { level: 1, name: 'Granary' })).toBeVisible();
 
     expect(assets.some((a) => a.type === 'script')).toBe(true);
@@ -81,11 +81,14 @@ test.describe('console smoke', () => {
     await saveScreenshot('not-found');
     await expectAccessible();
 
+    // spec 000 §2: / redirects to packages; §4: an anonymous visitor arriving at the root goes to login.
     await page.getByRole('button', { name: 'Back to home' }).click();
-    await expect(page.getByRole('heading', { level: 1, name: 'Granary' })).toBeVisible();
+    const signIn = page.getByRole('heading', { level: 1, name: 'Sign in to Granary' });
+    await expect(signIn).toBeVisible();
+    await expect(page).toHaveURL(/\/ui\/login$/);
     await page.reload();
-    await expect(page.getByRole('heading', { level: 1, name: 'Granary' })).toBeVisible();
-    await expect(page).toHaveURL(/\/ui\/?$/);
+    await expect(signIn).toBeVisible();
+    await expect(page).toHaveURL(/\/ui\/login$/);
   });
 
   test('the home page reads well on a phone-sized screen', async ({
@@ -94,7 +97,7 @@ test.describe('console smoke', () => {
     expectAccessible,
   }) => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto('/ui/');
+    await page.goto('/ui/overview');
     await expect(page.getByRole('row').filter({ hasText: 'Version' })).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);

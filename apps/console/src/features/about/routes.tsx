@@ -1,10 +1,15 @@
-import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
 import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
 
-const AboutPage = lazy(() => import('./pages/AboutPage.tsx').then((m) => ({ default: m.AboutPage })));
+const AboutPage = lazyPage(() => import('./pages/AboutPage.tsx'), 'AboutPage');
 
-/** The console's landing page: the server it talks to, its version and revision. */
+/** spec 000 §2 /overview: the server this console talks to, its version and revision. */
 export const aboutRoutes: RouteObject[] = [
-  { index: true, element: <AboutPage />, errorElement: <RouteErrorBoundary /> },
+  {
+    path: 'overview',
+    element: <AboutPage />,
+    errorElement: <RouteErrorBoundary />,
+    handle: { title: 'Overview' },
+  },
 ];

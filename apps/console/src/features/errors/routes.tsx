@@ -1,13 +1,26 @@
-import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
 import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
 
-const NotFoundPage = lazy(() =>
-  import('./pages/NotFoundPage.tsx').then((m) => ({ default: m.NotFoundPage })),
-);
+const NotFoundPage = lazyPage(() => import('./pages/NotFoundPage.tsx'), 'NotFoundPage');
+const NotAcceptablePage = lazyPage(() => import('./pages/ErrorPages.tsx'), 'NotAcceptablePage');
+const ServerErrorPage = lazyPage(() => import('./pages/ErrorPages.tsx'), 'ServerErrorPage');
+const AuthorizationPage = lazyPage(() => import('./pages/ErrorPages.tsx'), 'AuthorizationPage');
 
-/** spec 000 §2: /404, and unknown paths go to 404 unless a route is registered for them. */
+const page = (path: string, element: React.ReactNode, title?: string): RouteObject => ({
+  path,
+  element,
+  errorElement: <RouteErrorBoundary />,
+  ...(title ? { handle: { title } } : {}),
+});
+
+/** spec 000 §2: /404, /406/{requestId}, /500 (to / when entered directly), /authorization. */
 export const errorRoutes: RouteObject[] = [
-  { path: '404', element: <NotFoundPage />, errorElement: <RouteErrorBoundary /> },
-  { path: '*', element: <NotFoundPage />, errorElement: <RouteErrorBoundary /> },
+  page('404', <NotFoundPage />),
+  page('406/:requestId', <NotAcceptablePage />, 'Request not acceptable'),
+  page('500', <ServerErrorPage />, 'Something went wrong'),
+  page('authorization', <AuthorizationPage />, 'Not authorized'),
 ];
+
+/** Unknown paths go to 404 unless a route is registered for them. */
+export const notFoundRoute: RouteObject = page('*', <NotFoundPage />);

@@ -1,5 +1,6 @@
 import { Alert, Button } from 'antd';
-import { isRouteErrorResponse, useRouteError } from 'react-router';
+import { isRouteErrorResponse, useMatches, useRouteError } from 'react-router';
+import { asChunkLoadError } from './microfrontend.ts';
 
 function describe(error: unknown): string {
   if (isRouteErrorResponse(error)) return `${error.status} ${error.statusText}`.trim();
@@ -7,9 +8,49 @@ function describe(error: unknown): string {
   return 'Something went wrong';
 }
 
-/** Each screen group renders behind one of these, so a group that fails (to load or to render) fails alone. */
+/** The screen group (spec 000 §1 micro-frontend) a route belongs to: the nearest `handle.microfrontend`. */
+export function useMicrofrontendName(): string | null {
+  const matches = useMatches();
+  for (let i = matches.length - 1; i >= 0; i--) {
+    const handle = matches[i]?.handle as { microfrontend?: string } | undefined;
+    if (handle?.microfrontend) return handle.microfrontend;
+  }
+  return null;
+}
+
+/**
+ * Each screen group renders behind one of these, so a group that fails (to load or to render) fails alone.
+ * A group whose code cannot be fetched shows spec 000 §8's "Error: failed resolving microfrontend" /
+ * "Microfrontend @… fetching failed!" with the ChunkLoadError or CSS_CHUNK_LOAD_FAILED code.
+ */
 export function RouteErrorBoundary() {
   const error = useRouteError();
+  const group = useMicrofrontendName();
+  const chunk = asChunkLoadError(error);
+  if (chunk) {
+    return (
+      <Alert
+        type="error"
+        showIcon
+        title="Error: failed resolving microfrontend"
+        description={
+          <>
+            <p style={{ margin: 0 }}>{`Microfrontend ${group ?? '@granary/console'} fetching failed!`}</p>
+            <p style={{ margin: 0 }}>
+              {chunk.code === 'CSS_CHUNK_LOAD_FAILED'
+                ? 'CSS_CHUNK_LOAD_FAILED'
+                : `${chunk.name}: ${chunk.message}`}
+            </p>
+          </>
+        }
+        action={
+          <Button size="small" onClick={() => window.location.reload()}>
+            Reload
+          </Button>
+        }
+      />
+    );
+  }
   return (
     <Alert
       type="error"

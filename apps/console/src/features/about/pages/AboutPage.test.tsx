@@ -10,7 +10,7 @@ describe('home page (server version)', () => {
   it('shows the version and revision the server answers at /ui/', async () => {
     server.use(http.get(versionUrl, () => HttpResponse.json({ version: '1.4.2', revision: '9f3c2ab' })));
 
-    renderApp('/');
+    renderApp('/overview');
 
     expect(await screen.findByRole('heading', { level: 1, name: 'Granary' })).toBeTruthy();
     const versionRow = (await screen.findByText('Version')).closest('tr');
@@ -32,7 +32,7 @@ describe('home page (server version)', () => {
       }),
     );
 
-    renderApp('/');
+    renderApp('/overview');
 
     expect(await screen.findByText('Loading the server version…')).toBeTruthy();
     answer?.();
@@ -50,7 +50,7 @@ describe('home page (server version)', () => {
       ),
     );
 
-    renderApp('/');
+    renderApp('/overview');
 
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('Could not load the server version')).toBeTruthy();
@@ -72,7 +72,7 @@ describe('home page (server version)', () => {
       }),
     );
 
-    renderApp('/');
+    renderApp('/overview');
 
     const retry = await screen.findByRole('button', { name: /retry/i });
     retry.click();
@@ -90,13 +90,12 @@ describe('unknown routes', () => {
     expect(screen.getByRole('link', { name: 'Granary home' })).toBeTruthy();
   });
 
-  it('the not-found page leads back home', async () => {
-    server.use(http.get(versionUrl, () => HttpResponse.json({ version: '1.4.2', revision: '9f3c2ab' })));
+  it('the not-found page leads back home (spec 000 §4: an anonymous visitor at the root goes to login)', async () => {
     const { router } = renderApp('/404');
 
     (await screen.findByRole('button', { name: 'Back to home' })).click();
 
-    expect(await screen.findByText('v1.4.2')).toBeTruthy();
-    expect(router.state.location.pathname).toBe('/ui');
+    expect(await screen.findByRole('heading', { name: 'Sign in to Granary' })).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/ui/login');
   });
 });

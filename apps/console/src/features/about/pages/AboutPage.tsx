@@ -51,7 +51,6 @@ export function AboutPage() {
 
   return (
     <Flex vertical gap="large">
-      <title>Home - Granary</title>
       <Card variant="borderless">
         <Flex align="center" gap="large" wrap>
           <GranaryLogo size={64} />

@@ -46,7 +46,7 @@ describe('login page', () => {
     expect((screen.getByRole('checkbox', { name: 'Remember me' }) as HTMLInputElement).checked).toBe(true);
     await fillAndSubmit('admin', 'secret');
 
-    await waitFor(() => expect(router.state.location.pathname).toBe('/ui'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/ui/packages'));
     expect(seen?.body).toEqual({ user: 'admin', password: 'secret', type: 'login' });
     expect(seen?.url.searchParams.get('_spring_security_remember_me')).toBe('true');
     expect(seen?.csrf).toBe('1');
@@ -170,7 +170,7 @@ describe('login page', () => {
     );
     const { router } = renderApp('/login?redirectTo=%2F%2Fevil.example%2Fx');
     await fillAndSubmit();
-    await waitFor(() => expect(router.state.location.pathname).toBe('/ui'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/ui/packages'));
   });
 
   it('spec 000 §4: a signed-in user hitting login goes to their last route', async () => {
@@ -191,7 +191,7 @@ describe('login page', () => {
     );
     const { router } = renderApp('/admin/management/users');
     expect(await screen.findByText(ACCESS_MESSAGES.notAuthorized)).toBeTruthy();
-    await waitFor(() => expect(router.state.location.pathname).toBe('/ui'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/ui/packages'));
   });
 });
 

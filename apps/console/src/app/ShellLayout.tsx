@@ -1,0 +1,238 @@
+import { DownOutlined, QuestionCircleOutlined, SearchOutlined, UserOutlined } from '@ant-design/icons';
+import { Badge, Button, Dropdown, Input, type InputRef, Layout, Menu, type MenuProps, Modal } from 'antd';
+import { type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
+import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
+import { PageLoading } from '../shared/session/RequireSignIn.tsx';
+import { useSession } from '../shared/session/SessionProvider.tsx';
+import {
+  documentationUrl,
+  pageTitle,
+  type SidebarName,
+  sidebarItems,
+  sidebarNames,
+  userMenuItems,
+} from '../shared/session/shellRules.ts';
+import { useIdleSessionCheck } from './guards.tsx';
+import { ShellLogo } from './ShellLogo.tsx';
+
+const SIDEBAR_TITLES: Record<SidebarName, string> = {
+  application: 'Application',
+  administration: 'Administration',
+  projectSettings: 'Project settings',
+};
+
+/** The keyboard shortcuts the shell really handles (listed in the Keyboard Shortcuts dialog). */
+export const KEYBOARD_SHORTCUTS = [
+  { keys: ['/'], description: 'Focus the search box' },
+  { keys: ['?'], description: 'Show these keyboard shortcuts' },
+  { keys: ['Esc'], description: 'Close a dialog or menu' },
+] as const;
+
+function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el) return false;
+  return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
+}
+
+function useRouteTitle(): string | null {
+  const matches = useMatches();
+  for (let i = matches.length - 1; i >= 0; i--) {
+    const handle = matches[i]?.handle as { title?: string } | undefined;
+    if (handle?.title) return handle.title;
+  }
+  return null;
+}
+
+/**
+ * spec 000 §2 main layout: top bar (logo, search box, help menu, user menu), the two sidebars, the content and
+ * the footer with a logo. The page title is "{route title} - {server name}".
+ */
+export function ShellLayout() {
+  const session = useSession();
+  const location = useLocation();
+  const search = useRef<InputRef>(null);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const routeTitle = useRouteTitle();
+  const serverName = session.generalConfig?.serverName;
+  useIdleSessionCheck(session.user !== null);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      // Esc closes the shortcuts dialog wherever focus is (the help menu keeps it after its click).
+      if (event.key === 'Escape') setShortcutsOpen(false);
+      if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === '/') {
+        event.preventDefault();
+        search.current?.focus();
+      } else if (event.key === '?') {
+        event.preventDefault();
+        setShortcutsOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const ctx = session.shell;
+  const showSidebars = session.user !== null || session.canUseConsole;
+  const sidebars = sidebarNames(ctx)
+    .map((name) => ({ name, items: sidebarItems(name, ctx) }))
+    .filter((s) => s.items.length > 0);
+  const selected = sidebars
+    .flatMap((s) => s.items)
+    .filter((item) => {
+      const base = item.prefix ?? item.to;
+      return location.pathname === base || location.pathname.startsWith(`${base}/`);
+    })
+    .map((item) => item.key);
+
+  const helpItems: MenuProps['items'] = [
+    ...(session.generalConfig?.helpLinksEnabled !== false && session.features.helpLinks
+      ? [
+          {
+            key: 'docs',
+            label: (
+              <a href={documentationUrl(ctx.flavour)} target="_blank" rel="noreferrer">
+                Documentation
+              </a>
+            ),
+          },
+        ]
+      : []),
+    ...(session.features.educationCenter
+      ? [{ key: 'learning', label: <Link to="/overview#learning-center">Learning Center</Link> }]
+      : []),
+    { key: 'shortcuts', label: 'Keyboard Shortcuts', onClick: () => setShortcutsOpen(true) },
+  ];
+
+  return (
+    <Layout className="app-layout shell" style={{ minHeight: '100vh' }}>
+      {routeTitle && <title>{pageTitle(routeTitle, serverName)}</title>}
+      <Layout.Header className="app-header shell-header">
+        <Link to="/" className="app-brand" aria-label={`${serverName || 'Granary'} home`}>
+          <ShellLogo />
+        </Link>
+        <div className="shell-search">
+          <Input
+            ref={search}
+            aria-label="Search"
+            placeholder="Search packages (press / to focus)"
+            prefix={<SearchOutlined aria-hidden />}
+            allowClear
+          />
+        </div>
+        <div className="shell-header-actions">
+          <Dropdown trigger={['click']} placement="bottomRight" menu={{ items: helpItems }}>
+            <Button type="text" aria-label="Help" icon={<QuestionCircleOutlined aria-hidden />} />
+          </Dropdown>
+          <ShellUserMenu />
+        </div>
+      </Layout.Header>
+      <Layout hasSider>
+        {showSidebars && sidebars.length > 0 && (
+          <Layout.Sider width={220} theme="light" className="shell-sider" breakpoint="lg" collapsedWidth={0}>
+            {sidebars.map((sidebar) => (
+              <nav key={sidebar.name} aria-label={SIDEBAR_TITLES[sidebar.name]}>
+                <div className="shell-sider-title">{SIDEBAR_TITLES[sidebar.name]}</div>
+                <Menu
+                  mode="inline"
+                  selectedKeys={selected}
+                  items={sidebar.items.map((item) => ({
+                    key: item.key,
+                    label: <Link to={item.to}>{item.label}</Link>,
+                  }))}
+                />
+              </nav>
+            ))}
+          </Layout.Sider>
+        )}
+        <Layout className="shell-main">
+          <Layout.Content className="app-content" id="main">
+            <Suspense fallback={<PageLoading />}>
+              <Outlet />
+            </Suspense>
+          </Layout.Content>
+          <Layout.Footer className="app-footer shell-footer">
+            <ShellLogo size={20} />
+            <span>{session.generalConfig?.footer.text || 'Granary · self-hosted artifact repository'}</span>
+          </Layout.Footer>
+        </Layout>
+      </Layout>
+      <Modal
+        title="Keyboard Shortcuts"
+        open={shortcutsOpen}
+        onCancel={() => setShortcutsOpen(false)}
+        footer={null}
+      >
+        <table className="shell-shortcuts">
+          <tbody>
+            {KEYBOARD_SHORTCUTS.map((s) => (
+              <tr key={s.description}>
+                <th scope="row">
+                  {s.keys.map((k) => (
+                    <kbd key={k}>{k}</kbd>
+                  ))}
+                </th>
+                <td>{s.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Modal>
+    </Layout>
+  );
+}
+
+function ShellUserMenu(): ReactNode {
+  const session = useSession();
+  const navigate = useNavigate();
+  const location = useLocation();
+  if (!session.user) {
+    const here = `${location.pathname}${location.search}`;
+    const to = here === '/' ? '/login' : `/login?${new URLSearchParams({ redirectTo: here })}`;
+    return (
+      <Link to={to} className="user-menu-login">
+        Sign in
+      </Link>
+    );
+  }
+  const entries = userMenuItems(session.shell);
+  const items: MenuProps['items'] = entries.map((item) => ({
+    key: item.key,
+    label: item.external ? (
+      <a href={item.to} target="_blank" rel="noreferrer">
+        {item.label}
+      </a>
+    ) : item.badge ? (
+      <span>
+        {item.label} <Badge count={item.badge} color="#0f766e" />
+      </span>
+    ) : (
+      item.label
+    ),
+  }));
+  const byKey = new Map(entries.map((item) => [item.key, item]));
+  return (
+    <Dropdown
+      trigger={['click']}
+      placement="bottomRight"
+      menu={{
+        items,
+        onClick: ({ key }) => {
+          const item = byKey.get(key);
+          if (!item || item.external) return;
+          if (item.to) navigate(item.to);
+          else if (item.action === 'gettingStarted' || item.action === 'quickRepositoryCreation')
+            navigate('/admin/repositories/new');
+          else if (item.action === 'setMeUp') navigate('/repos/tree/General');
+        },
+      }}
+    >
+      <Button type="text">
+        <UserOutlined aria-hidden />
+        <span>{session.user.name}</span>
+        <DownOutlined aria-hidden style={{ fontSize: 10 }} />
+      </Button>
+    </Dropdown>
+  );
+}

@@ -1,0 +1,92 @@
+import { ACCESS_MESSAGES, type FeatureFlag, IDLE_TIMEOUT_MS, NO_LICENSE } from '@granary/contracts';
+import { useQueryClient } from '@tanstack/react-query';
+import { App } from 'antd';
+import { useEffect, useRef } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { savePathAfterLogin } from '../shared/session/pathAfterLogin.ts';
+import { currentUserQueryKey } from '../shared/session/queries.ts';
+import { PageLoading } from '../shared/session/RequireSignIn.tsx';
+import { useSession } from '../shared/session/SessionProvider.tsx';
+import { defaultPath, hiddenMenuItemFor, homePath } from '../shared/session/shellRules.ts';
+
+function useNotAuthorized(when: boolean) {
+  const { notification } = App.useApp();
+  useEffect(() => {
+    if (when) notification.error({ title: ACCESS_MESSAGES.notAuthorized, key: 'not-authorized' });
+  }, [when, notification]);
+}
+
+/**
+ * spec 000 §4 route guard for the main layout: anonymous visitors without allowed access go to the login screen
+ * with "You are not authorized to view this page" (at the root, silently); a licence of type N/A sends admins
+ * to the licences page and others to login; hidden or disabled menu paths go to the default page.
+ */
+export function ShellGuard() {
+  const session = useSession();
+  const location = useLocation();
+  const path = location.pathname;
+  const anonymousBlocked = !session.loading && !session.canUseConsole && !session.user;
+  const atRoot = path === '/' || path === '/home';
+  const noLicence =
+    !session.loading && session.user !== null && session.licenseType === NO_LICENSE && !session.failed;
+  const licencesPath = '/admin/license_management/licenses';
+  const hidden = !session.loading && session.user !== null ? hiddenMenuItemFor(path, session.shell) : null;
+  useNotAuthorized((anonymousBlocked && !atRoot) || hidden !== null);
+  if (session.loading) return <PageLoading label="Starting the console…" />;
+  if (anonymousBlocked) {
+    const here = `${path}${location.search}${location.hash}`;
+    if (atRoot) return <Navigate to="/login" replace />;
+    savePathAfterLogin(here);
+    return <Navigate to={`/login?${new URLSearchParams({ redirectTo: here })}`} replace />;
+  }
+  if (noLicence && path !== licencesPath) {
+    return <Navigate to={session.user?.admin ? licencesPath : '/login?logout=true'} replace />;
+  }
+  if (hidden) return <Navigate to={defaultPath(session.shell)} replace />;
+  return <Outlet />;
+}
+
+/** spec 000 §2: / and /home go to packages, or to repos/tree/General on a lightweight instance. */
+export function HomeRedirect() {
+  const session = useSession();
+  return <Navigate to={homePath(session.shell)} replace />;
+}
+
+/** Admin-only screens: others go to the default page with "You are not authorized to view this page". */
+export function RequireAdminArea() {
+  const session = useSession();
+  const refused = session.user !== null && !session.user.admin;
+  useNotAuthorized(refused);
+  if (refused) return <Navigate to={defaultPath(session.shell)} replace />;
+  return <Outlet />;
+}
+
+/** spec 000 §2 /template and /demo: without the feature flag, navigation is cancelled (back to the default page). */
+export function RequireFeature({ flag }: { flag: FeatureFlag }) {
+  const session = useSession();
+  const blocked = !session.features[flag];
+  useNotAuthorized(blocked);
+  if (blocked) return <Navigate to={defaultPath(session.shell)} replace />;
+  return <Outlet />;
+}
+
+/** spec 000 §4: after 60 seconds idle, the next activity checks that the session has not expired. */
+export function useIdleSessionCheck(enabled: boolean, now: () => number = Date.now) {
+  const queryClient = useQueryClient();
+  const last = useRef(now());
+  useEffect(() => {
+    if (!enabled) return;
+    const onActivity = () => {
+      const at = now();
+      if (at - last.current >= IDLE_TIMEOUT_MS) {
+        void queryClient.invalidateQueries({ queryKey: currentUserQueryKey });
+      }
+      last.current = at;
+    };
+    const events = ['pointerdown', 'keydown', 'wheel', 'touchstart'] as const;
+    for (const name of events) window.addEventListener(name, onActivity, { passive: true });
+    return () => {
+      for (const name of events) window.removeEventListener(name, onActivity);
+    };
+  }, [enabled, queryClient, now]);
+}

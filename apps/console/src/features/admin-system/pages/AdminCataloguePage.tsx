@@ -1,0 +1,132 @@
+import { Card, Col, Empty, Input, Row, Tooltip, Typography } from 'antd';
+import { type ReactNode, useState } from 'react';
+import { Link } from 'react-router';
+import { useSession } from '../../../shared/session/SessionProvider.tsx';
+import { isItemVisible, type MenuItemRule, type ShellContext } from '../../../shared/session/shellRules.ts';
+
+export interface CatalogueItem extends MenuItemRule {
+  label: string;
+  to: string;
+  /** Why the item cannot be opened (shown as a tooltip), or null when it can. */
+  disabledReason?: (ctx: ShellContext) => string | null;
+}
+
+const NOT_YET = () => 'Arrives with a later issue';
+
+/** spec 000 §2 admin area catalogue: the admin screens in groups. */
+export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
+  {
+    group: 'Repositories',
+    items: [
+      { label: 'Repositories', to: '/admin/repositories', licenseNeeded: true },
+      { label: 'New Remote Repository', to: '/admin/repositories/remote/new', hiddenOnLightweight: true },
+    ],
+  },
+  {
+    group: 'Identity and access',
+    items: [
+      { label: 'Users', to: '/admin/management/users' },
+      { label: 'Groups', to: '/admin/management/groups' },
+      { label: 'Permissions', to: '/admin/management/permissions' },
+      {
+        label: 'Projects',
+        to: '/admin/projects/list',
+        disabledReason: (ctx) =>
+          ctx.licenseType === 'N/A' || ['OSS', 'CONAN', 'JCR'].includes(ctx.licenseType)
+            ? 'Projects need a commercial licence'
+            : null,
+      },
+    ],
+  },
+  {
+    group: 'Configuration',
+    items: [
+      { label: 'General', to: '/admin/configuration/general' },
+      { label: 'Webhooks', to: '/admin/configuration/webhooks', disabledReason: NOT_YET },
+      { label: 'Integrations', to: '/admin/configuration/integrations', disabledReason: NOT_YET },
+      { label: 'Proxies', to: '/admin/proxies/configuration', disabledReason: NOT_YET },
+    ],
+  },
+  {
+    group: 'Licences',
+    items: [{ label: 'Licences', to: '/admin/license_management/licenses' }],
+  },
+  {
+    group: 'Monitoring',
+    items: [
+      { label: 'Topology', to: '/topology-teaser', hiddenOnLightweight: true },
+      { label: 'Service status', to: '/admin/monitoring/service-status', disabledReason: NOT_YET },
+      { label: 'System logs', to: '/admin/monitoring/system_logs', disabledReason: NOT_YET },
+      { label: 'Support zone', to: '/admin/support-zone', disabledReason: NOT_YET, cloudOnly: false },
+    ],
+  },
+];
+
+export function highlight(text: string, term: string): ReactNode {
+  const t = term.trim();
+  if (!t) return text;
+  const at = text.toLowerCase().indexOf(t.toLowerCase());
+  if (at < 0) return text;
+  return (
+    <>
+      {text.slice(0, at)}
+      <mark>{text.slice(at, at + t.length)}</mark>
+      {text.slice(at + t.length)}
+    </>
+  );
+}
+
+/** spec 000 §2 /admin/artifactory/list: grouped cards with search highlight; hidden items dropped, disabled ones unlinked with a tooltip. */
+export function AdminCataloguePage() {
+  const session = useSession();
+  const [term, setTerm] = useState('');
+  const t = term.trim().toLowerCase();
+  const groups = ADMIN_CATALOGUE.map((g) => ({
+    group: g.group,
+    items: g.items.filter(
+      (item) =>
+        isItemVisible(item, session.shell) &&
+        (!t || item.label.toLowerCase().includes(t) || g.group.toLowerCase().includes(t)),
+    ),
+  })).filter((g) => g.items.length > 0);
+  return (
+    <>
+      <Typography.Title level={1}>Administration</Typography.Title>
+      <Input.Search
+        aria-label="Search settings"
+        placeholder="Search settings"
+        allowClear
+        value={term}
+        onChange={(e) => setTerm(e.target.value)}
+        style={{ maxWidth: 360, marginBottom: 24 }}
+      />
+      {groups.length === 0 && <Empty description="No settings match your search" />}
+      <Row gutter={[16, 16]}>
+        {groups.map((g) => (
+          <Col key={g.group} xs={24} md={12} xl={8}>
+            <Card title={<h2 className="card-heading">{highlight(g.group, term)}</h2>} size="small">
+              <ul className="admin-catalogue-list">
+                {g.items.map((item) => {
+                  const reason = item.disabledReason?.(session.shell) ?? null;
+                  return (
+                    <li key={item.to}>
+                      {reason ? (
+                        <Tooltip title={reason}>
+                          <span className="admin-catalogue-disabled" aria-disabled="true">
+                            {highlight(item.label, term)}
+                          </span>
+                        </Tooltip>
+                      ) : (
+                        <Link to={item.to}>{highlight(item.label, term)}</Link>
+                      )}
+                    </li>
+                  );
+                })}
+              </ul>
+            </Card>
+          </Col>
+        ))}
+      </Row>
+    </>
+  );
+}

@@ -1,0 +1,149 @@
+import {
+  DATE_FORMATS,
+  type GeneralConfigUpdate,
+  LOGO_CONTENT_TYPES,
+  LOGO_MAX_BYTES,
+} from '@granary/contracts';
+import { useQuery } from '@tanstack/react-query';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Flex,
+  Form,
+  Input,
+  Popconfirm,
+  Select,
+  Switch,
+  Typography,
+  Upload,
+} from 'antd';
+import {
+  generalConfigQueryOptions,
+  useRemoveLogo,
+  useUpdateGeneralConfig,
+  useUploadLogo,
+} from '../queries.ts';
+
+interface FormValues {
+  serverName: string;
+  dateFormat: string;
+  footerText: string;
+  footerLogoUrl: string;
+  helpLinksEnabled: boolean;
+}
+
+/** spec 000 §2 /admin/configuration/general: server name, date format, footer, help links and the custom logo. */
+export function GeneralConfigPage() {
+  const config = useQuery(generalConfigQueryOptions());
+  const update = useUpdateGeneralConfig();
+  const upload = useUploadLogo();
+  const removeLogo = useRemoveLogo();
+  const { message } = App.useApp();
+  if (config.isPending) return null;
+  if (config.isError)
+    return (
+      <Alert
+        type="error"
+        showIcon
+        title="Could not load the configuration"
+        description={config.error.message}
+      />
+    );
+  const c = config.data;
+  const onFinish = (values: FormValues) => {
+    const body: GeneralConfigUpdate = {
+      serverName: values.serverName,
+      dateFormat: values.dateFormat as GeneralConfigUpdate['dateFormat'],
+      footerText: values.footerText,
+      footerLogoUrl: values.footerLogoUrl.trim() === '' ? null : values.footerLogoUrl.trim(),
+      helpLinksEnabled: values.helpLinksEnabled,
+    };
+    update.mutate(body, { onSuccess: () => message.success('General configuration saved') });
+  };
+  return (
+    <Flex vertical gap="large">
+      <Typography.Title level={1}>General configuration</Typography.Title>
+      <Card title={<h2 className="card-heading">Settings</h2>}>
+        <Form<FormValues>
+          layout="vertical"
+          initialValues={{
+            serverName: c.serverName,
+            dateFormat: c.dateFormat,
+            footerText: c.footer.text,
+            footerLogoUrl: c.footer.logoUrl ?? '',
+            helpLinksEnabled: c.helpLinksEnabled,
+          }}
+          onFinish={onFinish}
+          style={{ maxWidth: 560 }}
+        >
+          <Form.Item
+            label="Server name"
+            name="serverName"
+            rules={[{ required: true, message: 'Server name is required' }, { max: 100 }]}
+          >
+            <Input />
+          </Form.Item>
+          <Form.Item label="Date format" name="dateFormat">
+            <Select options={DATE_FORMATS.map((f) => ({ value: f, label: f }))} />
+          </Form.Item>
+          <Form.Item label="Footer text" name="footerText" rules={[{ max: 500 }]}>
+            <Input />
+          </Form.Item>
+          <Form.Item
+            label="Footer logo URL"
+            name="footerLogoUrl"
+            rules={[{ type: 'url', message: 'Enter an http or https URL' }]}
+          >
+            <Input placeholder="https://example.com/logo.png" />
+          </Form.Item>
+          <Form.Item label="Help links" name="helpLinksEnabled" valuePropName="checked">
+            <Switch />
+          </Form.Item>
+          {update.isError && (
+            <Alert type="error" showIcon title={update.error.message} style={{ marginBottom: 16 }} />
+          )}
+          <Button type="primary" htmlType="submit" loading={update.isPending}>
+            Save
+          </Button>
+        </Form>
+      </Card>
+      <Card title={<h2 className="card-heading">Custom logo</h2>}>
+        <Flex vertical gap="middle" align="start">
+          {c.logoUrl ? (
+            <img src={c.logoUrl} alt="Current custom logo" style={{ maxHeight: 48 }} />
+          ) : (
+            <Typography.Text type="secondary">
+              No custom logo: the default logo for the licence is shown.
+            </Typography.Text>
+          )}
+          <Flex gap="small">
+            <Upload
+              accept={LOGO_CONTENT_TYPES.join(',')}
+              showUploadList={false}
+              beforeUpload={(file) => {
+                if (!(LOGO_CONTENT_TYPES as readonly string[]).includes(file.type)) {
+                  message.error('The logo must be a PNG, JPEG, GIF or WebP image');
+                } else if (file.size > LOGO_MAX_BYTES) {
+                  message.error('The logo must be at most 1 MB');
+                } else {
+                  upload.mutate(file, { onSuccess: () => message.success('Logo uploaded') });
+                }
+                return false;
+              }}
+            >
+              <Button loading={upload.isPending}>Upload logo</Button>
+            </Upload>
+            {c.logoUrl && (
+              <Popconfirm title="Remove the custom logo?" onConfirm={() => removeLogo.mutate()}>
+                <Button danger>Remove logo</Button>
+              </Popconfirm>
+            )}
+          </Flex>
+          {upload.isError && <Alert type="error" showIcon title={upload.error.message} />}
+        </Flex>
+      </Card>
+    </Flex>
+  );
+}

@@ -1,0 +1,291 @@
+import {
+  FEATURE_FLAG_DEFAULTS,
+  type FeaturesConfig,
+  type Flavour,
+  type LicenseType,
+  NO_LICENSE,
+} from '@granary/contracts';
+
+/**
+ * The shell's rules as pure functions of the session (spec 000 §2 navigation menus, §4 route guard and logo
+ * choice, §6 roles and permissions), so the menu visibility table can be tested without rendering.
+ */
+export interface ShellContext {
+  signedIn: boolean;
+  admin: boolean;
+  /** Can administer projects (spec 000 §6 project administrator). */
+  projectAdmin: boolean;
+  /** A specific project is selected in the project context. */
+  projectSelected: boolean;
+  flavour: Flavour;
+  licenseType: LicenseType;
+  features: FeaturesConfig;
+  /** The session's manage-subscription URL (spec 000 §6). */
+  manageSubscriptionUrl: string | null;
+}
+
+export const DEFAULT_FLAVOUR: Flavour = {
+  cloud: false,
+  trial: false,
+  freeTier: false,
+  lightweight: false,
+  registryOnly: false,
+};
+
+export function shellContext(partial: Partial<ShellContext> = {}): ShellContext {
+  return {
+    signedIn: false,
+    admin: false,
+    projectAdmin: false,
+    projectSelected: false,
+    flavour: DEFAULT_FLAVOUR,
+    licenseType: NO_LICENSE,
+    features: { ...FEATURE_FLAG_DEFAULTS },
+    manageSubscriptionUrl: null,
+    ...partial,
+  };
+}
+
+export interface MenuItemRule {
+  adminOnly?: boolean;
+  nonAdminOnly?: boolean;
+  cloudOnly?: boolean;
+  licenseNeeded?: boolean;
+  hiddenOnLightweight?: boolean;
+  feature?: keyof FeaturesConfig;
+}
+
+/** spec 000 §6: hidden items are dropped. */
+export function isItemVisible(rule: MenuItemRule, ctx: ShellContext): boolean {
+  if (rule.adminOnly && !ctx.admin) return false;
+  if (rule.nonAdminOnly && ctx.admin) return false;
+  if (rule.cloudOnly && !ctx.flavour.cloud) return false;
+  if (rule.licenseNeeded && ctx.licenseType === NO_LICENSE) return false;
+  if (rule.hiddenOnLightweight && ctx.flavour.lightweight) return false;
+  if (rule.feature && !ctx.features[rule.feature]) return false;
+  return true;
+}
+
+export interface UserMenuItem extends MenuItemRule {
+  key: string;
+  label: string;
+  /** In-app path, or an external URL when `external`. */
+  to?: string;
+  external?: boolean;
+  badge?: string;
+  /** An action the shell performs (quick setup, set me up) instead of a link. */
+  action?: 'gettingStarted' | 'quickRepositoryCreation' | 'setMeUp' | 'switchClassic' | 'switchNew';
+}
+
+export const PROFILE_PATH = '/admin/artifactory/user_profile';
+
+/** spec 000 §2 user menu, in the spec's order; §6 visibility rules. */
+export const USER_MENU: readonly UserMenuItem[] = [
+  { key: 'getting-started', label: 'Getting Started', adminOnly: true, action: 'gettingStarted' },
+  {
+    key: 'subscription',
+    label: 'Cloud Subscription and Usage',
+    cloudOnly: true,
+    external: true,
+  },
+  {
+    key: 'quick-repository-creation',
+    label: 'Quick Repository Creation',
+    adminOnly: true,
+    licenseNeeded: true,
+    hiddenOnLightweight: true,
+    action: 'quickRepositoryCreation',
+  },
+  {
+    key: 'set-me-up',
+    label: 'Set Me Up',
+    nonAdminOnly: true,
+    hiddenOnLightweight: true,
+    feature: 'artifactsBrowser',
+    action: 'setMeUp',
+  },
+  { key: 'new-local', label: 'New Local Repository', adminOnly: true, to: '/admin/repositories/local/new' },
+  {
+    key: 'new-remote',
+    label: 'New Remote Repository',
+    adminOnly: true,
+    hiddenOnLightweight: true,
+    to: '/admin/repositories/remote/new',
+  },
+  {
+    key: 'new-virtual',
+    label: 'New Virtual Repository',
+    adminOnly: true,
+    hiddenOnLightweight: true,
+    to: '/admin/repositories/virtual/new',
+  },
+  { key: 'new-user', label: 'New User', adminOnly: true, to: '/admin/management/users/new' },
+  { key: 'new-group', label: 'New Group', adminOnly: true, to: '/admin/management/groups/new' },
+  {
+    key: 'new-permission',
+    label: 'New Permission',
+    adminOnly: true,
+    to: '/admin/management/permissions/create',
+  },
+  {
+    key: 'switch-classic',
+    label: 'Switch to Classic UI',
+    feature: 'navigationSwitching',
+    action: 'switchClassic',
+  },
+  {
+    key: 'switch-new',
+    label: 'Switch to New UI',
+    badge: 'Beta',
+    feature: 'navigationSwitching',
+    action: 'switchNew',
+  },
+  { key: 'edit-profile', label: 'Edit Profile', to: PROFILE_PATH },
+  { key: 'logout', label: 'Logout', to: '/logout' },
+];
+
+/** The user menu a signed-in user sees (spec 000 §2, §6); the subscription item takes the session's URL. */
+export function userMenuItems(ctx: ShellContext): UserMenuItem[] {
+  if (!ctx.signedIn) return [];
+  return USER_MENU.filter((item) => isItemVisible(item, ctx)).map((item) =>
+    item.key === 'subscription' ? { ...item, to: ctx.manageSubscriptionUrl ?? undefined } : item,
+  );
+}
+
+export interface SidebarItem extends MenuItemRule {
+  key: string;
+  label: string;
+  to: string;
+  /** Paths below this one belong to the item too (for the selected state and the hidden-path guard). */
+  prefix?: string;
+}
+
+/** spec 000 §2 application sidebar. */
+export const APPLICATION_MENU: readonly SidebarItem[] = [
+  { key: 'packages', label: 'Packages', to: '/packages', hiddenOnLightweight: true },
+  { key: 'artifacts', label: 'Artifacts', to: '/repos/tree/General', prefix: '/repos' },
+  {
+    key: 'security',
+    label: 'Security & Compliance',
+    to: '/security-and-compliance-teaser',
+    hiddenOnLightweight: true,
+  },
+  { key: 'pipelines', label: 'Pipelines', to: '/pipelines-teaser', hiddenOnLightweight: true },
+  {
+    key: 'release-bundles',
+    label: 'Release Bundles',
+    to: '/release-bundles-teaser',
+    hiddenOnLightweight: true,
+  },
+  { key: 'pdn', label: 'Peer Distribution', to: '/pdn-teaser', hiddenOnLightweight: true },
+  { key: 'overview', label: 'Overview', to: '/overview' },
+];
+
+/** spec 000 §2 administration sidebar: the admin area's screens. */
+export const ADMINISTRATION_MENU: readonly SidebarItem[] = [
+  { key: 'catalogue', label: 'All settings', to: '/admin/artifactory/list', adminOnly: true },
+  {
+    key: 'repositories',
+    label: 'Repositories',
+    to: '/admin/repositories',
+    adminOnly: true,
+    licenseNeeded: true,
+  },
+  { key: 'users', label: 'Users', to: '/admin/management/users', adminOnly: true },
+  { key: 'groups', label: 'Groups', to: '/admin/management/groups', adminOnly: true },
+  { key: 'permissions', label: 'Permissions', to: '/admin/management/permissions', adminOnly: true },
+  { key: 'general', label: 'General', to: '/admin/configuration/general', adminOnly: true },
+  { key: 'licenses', label: 'Licences', to: '/admin/license_management/licenses', adminOnly: true },
+  { key: 'topology', label: 'Topology', to: '/topology-teaser', adminOnly: true, hiddenOnLightweight: true },
+];
+
+/** spec 000 §2 project settings sidebar (for a project administrator with a project selected). */
+export const PROJECT_SETTINGS_MENU: readonly SidebarItem[] = [
+  { key: 'projects', label: 'Projects', to: '/admin/projects/list' },
+];
+
+export type SidebarName = 'application' | 'administration' | 'projectSettings';
+
+/**
+ * spec 000 §2: a user who can administer projects and has a specific project selected sees the application and
+ * project settings sidebars; everyone else the application and administration sidebars.
+ */
+export function sidebarNames(ctx: ShellContext): [SidebarName, SidebarName] {
+  return ctx.projectAdmin && ctx.projectSelected
+    ? ['application', 'projectSettings']
+    : ['application', 'administration'];
+}
+
+export function sidebarItems(name: SidebarName, ctx: ShellContext): SidebarItem[] {
+  const all =
+    name === 'application'
+      ? APPLICATION_MENU
+      : name === 'administration'
+        ? ADMINISTRATION_MENU
+        : PROJECT_SETTINGS_MENU;
+  return all.filter((item) => isItemVisible(item, ctx));
+}
+
+/** spec 000 §2: / and /home go to packages, or to repos/tree/General on a lightweight instance. */
+export function homePath(ctx: Pick<ShellContext, 'flavour'>): string {
+  return ctx.flavour.lightweight ? '/repos/tree/General' : '/packages';
+}
+
+/** spec 000 §4: hidden or disabled menu paths redirect to a default: admins topology, users packages, lightweight repositories. */
+export function defaultPath(ctx: Pick<ShellContext, 'flavour' | 'admin'>): string {
+  if (ctx.flavour.lightweight) return '/repos/tree/General';
+  return ctx.admin ? '/topology-teaser' : '/packages';
+}
+
+/** A path that belongs to a menu item (user menu or sidebars) this session may not see, or null. */
+export function hiddenMenuItemFor(pathname: string, ctx: ShellContext): MenuItemRule | null {
+  const items: (MenuItemRule & { to?: string; prefix?: string; external?: boolean })[] = [
+    ...USER_MENU,
+    ...APPLICATION_MENU,
+    ...ADMINISTRATION_MENU,
+  ];
+  for (const item of items) {
+    const base = item.prefix ?? item.to;
+    if (!base || item.external) continue;
+    if ((pathname === base || pathname.startsWith(`${base}/`)) && !isItemVisible(item, ctx)) return item;
+  }
+  return null;
+}
+
+export type DefaultLogo = 'JCR' | 'CONAN' | 'EDGE' | 'OSS' | 'DEFAULT';
+export type LogoChoice =
+  | { kind: 'image'; src: string; source: 'user' | 'footer' }
+  | { kind: 'default'; variant: DefaultLogo };
+
+/** spec 000 §4 logo choice: a user logo wins, then the footer logoUrl, then a default by licence type. */
+export function chooseLogo(options: {
+  userLogo: string | null | undefined;
+  footerLogoUrl: string | null | undefined;
+  licenseType: LicenseType | undefined;
+}): LogoChoice {
+  if (options.userLogo) return { kind: 'image', src: options.userLogo, source: 'user' };
+  if (options.footerLogoUrl) return { kind: 'image', src: options.footerLogoUrl, source: 'footer' };
+  switch (options.licenseType) {
+    case 'JCR':
+      return { kind: 'default', variant: 'JCR' };
+    case 'CONAN':
+      return { kind: 'default', variant: 'CONAN' };
+    case 'EDGE':
+    case 'EDGE_TRIAL':
+      return { kind: 'default', variant: 'EDGE' };
+    case 'OSS':
+      return { kind: 'default', variant: 'OSS' };
+    default:
+      return { kind: 'default', variant: 'DEFAULT' };
+  }
+}
+
+/** spec 000 §2: the page title is "{route title} - {server name}". */
+export function pageTitle(routeTitle: string, serverName: string | undefined): string {
+  return `${routeTitle} - ${serverName || 'Granary'}`;
+}
+
+/** spec 000 §2 help menu: Documentation has one link for the container-registry-only flavour, another otherwise. */
+export function documentationUrl(flavour: Flavour): string {
+  return flavour.registryOnly ? '/api/docs/#/oci' : '/api/docs/';
+}
