@@ -1,65 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempHome } from './testing/index.ts';
-
-const MAIN = path.join(import.meta.dirname, 'main.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proc {
-  child: ChildProcess;
-  out: () => string;
-  exited: Promise<number | null>;
-}
-
-function startServer(home: string, port: number): Proc {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      ...process.env,
-      GRANARY_HOME: home,
-      GRANARY_PORT: String(port),
-      GRANARY_HOST: '127.0.0.1',
-      GRANARY_ADMIN_PASSWORD: '',
-      GRANARY_DATABASE_URL: '',
-      GRANARY_BLOBSTORE_URL: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, out: () => out, exited };
-}
-
-async function waitForPing(port: number, proc: Proc, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`server exited: ${proc.out()}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/system/ping`)
-      .then((r) => r.text())
-      .catch(() => '');
-    if (ok === 'OK') return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server did not answer ping in ${timeoutMs} ms: ${proc.out()}`);
-}
+import { freePort, startServerProcess as startServer, waitForPing } from './testing/server-process.ts';
 
 describe('the server process', () => {
   const homes: string[] = [];

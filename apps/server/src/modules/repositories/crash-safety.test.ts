@@ -1,13 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempHome } from '../../testing/index.ts';
+import {
+  freePort,
+  type ServerProcess,
+  startServerProcess,
+  waitForPing,
+} from '../../testing/server-process.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../../main.ts');
 const PASSWORD = 'Crash-test-pa55word!';
 const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
 const MiB = 1024 * 1024;
@@ -15,59 +18,6 @@ const MiB = 1024 * 1024;
 const CHUNKS = 500;
 const CHUNK = randomBytes(MiB);
 const chunkAt = (i: number) => Buffer.concat([CHUNK.subarray(i % MiB), CHUNK.subarray(0, i % MiB)]);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proc {
-  child: ChildProcess;
-  out: () => string;
-  exited: Promise<void>;
-}
-
-function startServer(home: string, port: number): Proc {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      ...process.env,
-      GRANARY_HOME: home,
-      GRANARY_PORT: String(port),
-      GRANARY_HOST: '127.0.0.1',
-      GRANARY_ADMIN_PASSWORD: PASSWORD,
-      GRANARY_DATABASE_URL: '',
-      GRANARY_BLOBSTORE_URL: '',
-      GRANARY_LOG_STDOUT: 'false',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return { child, out: () => out.slice(-4000), exited };
-}
-
-async function waitForPing(port: number, proc: Proc): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) throw new Error(`server exited: ${proc.out()}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/system/ping`)
-      .then((r) => r.text())
-      .catch(() => '');
-    if (ok === 'OK') return;
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`no ping: ${proc.out()}`);
-}
 
 /** Bytes in the server's temp area (the spool of uploads in progress). */
 async function tempBytes(home: string): Promise<{ files: number; bytes: number }> {
@@ -131,7 +81,7 @@ function streamPut(
 
 describe('crash safety over HTTP', () => {
   const homes: string[] = [];
-  const procs: Proc[] = [];
+  const procs: ServerProcess[] = [];
   afterAll(async () => {
     for (const p of procs)
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
@@ -142,7 +92,7 @@ describe('crash safety over HTTP', () => {
     const home = await makeTempHome();
     homes.push(home);
     const port = await freePort();
-    const first = startServer(home, port);
+    const first = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: PASSWORD });
     procs.push(first);
     await waitForPing(port, first);
 
@@ -168,7 +118,7 @@ describe('crash safety over HTTP', () => {
     await first.exited;
     expect(first.child.signalCode, `exit ${first.child.exitCode}: ${first.out()}`).toBe('SIGKILL');
 
-    const second = startServer(home, port);
+    const second = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: PASSWORD });
     procs.push(second);
     await waitForPing(port, second);
     const base = `http://127.0.0.1:${port}`;
