@@ -6,6 +6,7 @@ import type { AccessModule } from '../access/index.ts';
 import { FeatureFlags } from './features.service.ts';
 import { GeneralSettings } from './general.service.ts';
 import { LicenseService } from './license.service.ts';
+import { LoginConfigSettings } from './login-config.service.ts';
 import { NodeRegistry, readNodeId } from './nodes.service.ts';
 import { OnboardingState } from './onboarding.service.ts';
 import { systemRoutes } from './system.routes.ts';
@@ -28,6 +29,7 @@ export const RUNNING_MICROSERVICES: Record<Microservice, boolean> = {
 
 export interface SystemServices {
   general: GeneralSettings;
+  login: LoginConfigSettings;
   features: FeatureFlags;
   license: LicenseService;
   nodes: NodeRegistry;
@@ -52,6 +54,7 @@ export async function registerSystem(
   const { version, revision } = readVersion();
   const services: SystemServices = {
     general: new GeneralSettings(database.db, blobs, config.flavour),
+    login: new LoginConfigSettings(database.db),
     features: new FeatureFlags(database.db),
     license: new LicenseService(database.db, { mode: config.license, publicKeys: config.licensePublicKeys }),
     nodes: new NodeRegistry(

@@ -340,6 +340,47 @@ describe(`system: console start-up calls (${testEngine})`, () => {
     });
   });
 
+  it('spec 000 §4 route guard data, GET/PATCH system/loginConfig: public read; admins set the SSO URL, auto-redirect and SAML logout URL; auto-redirect needs an SSO URL; bad URLs 400', async () => {
+    const fresh = await call('GET', `${V1}/system/loginConfig`);
+    expect(fresh.statusCode).toBe(200);
+    expect(fresh.json()).toEqual({ ssoLoginUrl: null, autoRedirectLogin: false, samlLogoutUrl: null });
+    expect(
+      (await call('PATCH', `${V1}/system/loginConfig`, SAM, { autoRedirectLogin: true })).statusCode,
+    ).toBe(403);
+    expect(
+      (await call('PATCH', `${V1}/system/loginConfig`, undefined, { autoRedirectLogin: true })).statusCode,
+    ).toBe(401);
+    // Auto-redirect alone has nowhere to send visitors: it stays off until an SSO URL is set.
+    const alone = await call('PATCH', `${V1}/system/loginConfig`, ADMIN, { autoRedirectLogin: true });
+    expect(alone.json()).toEqual({ ssoLoginUrl: null, autoRedirectLogin: false, samlLogoutUrl: null });
+    const set = await call('PATCH', `${V1}/system/loginConfig`, ADMIN, {
+      ssoLoginUrl: 'https://idp.example/sso',
+      samlLogoutUrl: 'https://idp.example/slo',
+    });
+    expect(set.statusCode).toBe(200);
+    expect((await call('GET', `${V1}/system/loginConfig`)).json()).toEqual({
+      ssoLoginUrl: 'https://idp.example/sso',
+      autoRedirectLogin: true,
+      samlLogoutUrl: 'https://idp.example/slo',
+    });
+    for (const bad of [
+      { ssoLoginUrl: 'javascript:alert(1)' },
+      { samlLogoutUrl: 'not a url' },
+      { autoRedirectLogin: 'yes' },
+      { unknown: true },
+    ])
+      expect(
+        (await call('PATCH', `${V1}/system/loginConfig`, ADMIN, bad)).statusCode,
+        JSON.stringify(bad),
+      ).toBe(400);
+    const cleared = await call('PATCH', `${V1}/system/loginConfig`, ADMIN, {
+      ssoLoginUrl: null,
+      samlLogoutUrl: null,
+      autoRedirectLogin: false,
+    });
+    expect(cleared.json()).toEqual({ ssoLoginUrl: null, autoRedirectLogin: false, samlLogoutUrl: null });
+  });
+
   it('every system route declares its access; a regular user gets 403 on each admin route', async () => {
     const mine = t.app.routeAccessTable.filter(
       (r) => r.method !== 'HEAD' && /\/(system|ui\/generalConfig|ui\/artifactgeneral|jfconnect)/.test(r.url),
@@ -351,6 +392,7 @@ describe(`system: console start-up calls (${testEngine})`, () => {
         'DELETE /ui/api/v1/system/licenses',
         'DELETE /ui/api/v1/ui/generalConfig/logo',
         'PATCH /ui/api/v1/system/featuresConfig',
+        'PATCH /ui/api/v1/system/loginConfig',
         'POST /api/system/licenses',
         'POST /ui/api/v1/system/licenses',
         'POST /ui/api/v1/ui/artifactgeneral',

@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { UnauthorizedError } from '../../platform/http/errors.ts';
 import type { SystemServices } from './index.ts';
+import { loginConfigSchema, loginConfigUpdateSchema } from './login-config.service.ts';
 import { readVersion } from './version.ts';
 
 const V1 = '/ui/api/v1';
@@ -155,6 +156,34 @@ export function systemRoutes(s: SystemServices): FastifyPluginAsyncZod {
         }
         return reply.header('content-length', logo.size).send(stream);
       },
+    );
+
+    // spec 000 §4 route guard on the login page: SSO auto-redirect and the SAML logout URL. Public: the
+    // login page reads it before anyone signs in (the addresses are the ones the page links to anyway).
+    app.get(
+      `${V1}/system/loginConfig`,
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary: 'Sign-in routing: SSO sign-in URL, auto-redirect, SAML logout URL',
+          response: { 200: loginConfigSchema },
+        },
+      },
+      async () => s.login.get(),
+    );
+    app.patch(
+      `${V1}/system/loginConfig`,
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags,
+          summary: 'Change the sign-in routing',
+          body: loginConfigUpdateSchema,
+          response: { 200: loginConfigSchema },
+        },
+      },
+      async (request) => s.login.update(request.body),
     );
 
     // spec 000 §7 `GET /system/featuresConfig`; PUT replaces, PATCH sets the flags given (admin).
