@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 
 /**
  * The format interface (DESIGN.md "Package formats"): one object per package format, living in
@@ -55,10 +56,124 @@ export interface Snippet {
   code: string;
 }
 
-/** What the core hands a format: reach the core only through this, never the database. */
+/** The caller of a client request, as a format may know it (never its credentials). */
+export interface FormatPrincipal {
+  name: string;
+  admin: boolean;
+}
+
+/** Permission actions (DESIGN.md "Access model"). */
+export type FormatAction = 'read' | 'annotate' | 'write' | 'delete' | 'manage';
+
+/** A repository a format serves, with the settings of its class. */
+export interface FormatRepository extends RepositoryRef {
+  description: string;
+  /** remote */
+  remote?: {
+    url: string;
+    offline: boolean;
+    /** seconds a fetched metadata document stays fresh */
+    retrievalCachePeriodSecs: number;
+    storeArtifactsLocally: boolean;
+  };
+  /** virtual: member keys in resolution order, and where deploys go */
+  virtual?: { repositories: string[]; defaultDeploymentRepo?: string };
+}
+
+/** A stored file with its checksums and properties. */
+export interface FormatFile extends StoredFile {
+  sha1: string;
+  md5: string;
+  mimeType: string;
+  properties: Record<string, string[]>;
+  createdAt: Date;
+  modifiedAt: Date;
+  createdBy: string;
+}
+
+export interface DeployOptions {
+  /** checksums the client announced: a mismatch stores nothing (ConflictError 'CHECKSUM_MISMATCH') */
+  expected?: { sha256?: string; sha1?: string; md5?: string; size?: number };
+  properties?: Record<string, string[]>;
+  /** refuse with ConflictError when a file is already stored at the path (immutable versions) */
+  noOverwrite?: boolean;
+  /** package metadata for the packages index, when the format already parsed it (else extractMetadata runs) */
+  metadata?: PackageMetadata | null;
+}
+
+/** What an upstream request answers (remote repositories). */
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  /** the body, read whole (bounded by `maxBytes`) */
+  body: Buffer;
+}
+
+/**
+ * What the core hands a format for one client request on one repository: reach the core only
+ * through this, never the database. Every file operation checks the caller's permission on the
+ * canonical path and throws the core's domain errors (401/403/404/409) — catch them to answer in
+ * the client's own error shape.
+ */
 export interface FormatContext {
-  /** The running server (routes are registered under /repository/{key}/ by the core). */
+  /** The running server (for formats that also serve routes outside /repository/, e.g. OCI /v2/). */
   app: FastifyInstance;
+  repository: FormatRepository;
+  /** Public base URL of the server for this request, no trailing slash (`http://host:8080`). */
+  baseUrl: string;
+  /** `${baseUrl}/repository/${key}` */
+  repositoryUrl: string;
+  principal: FormatPrincipal | null;
+  log: Logger;
+  /** Throws 401 (anonymous), 403 or 404 (repository hidden) unless the caller may. */
+  authorize(action: FormatAction, path: string): Promise<void>;
+  can(action: FormatAction, path: string): Promise<boolean>;
+  /** A file stored in this repository (local, or a remote's cache), no upstream, no permission check. */
+  stat(path: string): Promise<FormatFile | null>;
+  /**
+   * Reads a file through the core's resolution (read permission checked; null when absent): local
+   * file; remote cache, fetched from the upstream on a miss and cached (paths `isMetadataPath` names
+   * are revalidated after the retrieval cache period); virtual: first member that has it, local
+   * members win.
+   */
+  get(path: string): Promise<FormatFile | null>;
+  /** Files stored directly in a folder of this repository (`''` = root), no permission check. */
+  list(folder: string): Promise<{ name: string; folder: boolean }[]>;
+  /** All files stored below a folder of this repository, recursively, no permission check. */
+  listFiles(folder: string): Promise<FormatFile[]>;
+  /** Deploys bytes (write permission, delete too when overwriting; virtual → default deployment repository). */
+  deploy(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;
+  /** Deletes a file or folder (delete permission); the number of files removed. */
+  delete(path: string): Promise<number>;
+  /** Replaces a stored file's properties (annotate permission). */
+  setProperties(path: string, properties: Record<string, string[]>): Promise<void>;
+  /** virtual: contexts of the members the caller may read, in resolution order (nested virtuals flattened). */
+  members(): Promise<FormatContext[]>;
+  /** Where a deploy to this repository lands (itself; a virtual's default deployment repository). */
+  deployContext(): Promise<FormatContext>;
+  /** remote: GET from the upstream (path relative to the remote URL, or an absolute URL on the upstream's origin), through the outbound client, credentials only to the upstream's origin. */
+  upstream(
+    pathOrUrl: string,
+    init?: { headers?: Record<string, string>; maxBytes?: number },
+  ): Promise<UpstreamResponse>;
+  /** Stores bytes fetched from the upstream in the remote's cache at `path` (no permission check: the cache is the server's). */
+  cache(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;
+  /** Runs `fn` while holding a cluster-wide lock named `name` (e.g. one package's metadata). */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Sends a stored file as the client's download (ETag, ranges, checksum headers, inert content). */
+  send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply>;
+}
+
+/** A client request on a repository, as the core hands it to a format. */
+export interface FormatRequest {
+  method: string;
+  /** Path inside the repository as the router decoded it, no leading slash (`@scope/name`, `simple/foo/`). */
+  path: string;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+  /** The request body, unread (any content type). */
+  body: Readable;
+  raw: FastifyRequest;
 }
 
 export interface PackageFormat {
@@ -79,4 +194,13 @@ export interface PackageFormat {
   installCommand(input: SnippetInput): string | null;
   /** remote: the upstream URL for a path in the repository. */
   upstreamUrl?(remoteUrl: string, path: string): string;
+  /**
+   * Client protocol: answers a request to `/repository/{key}/{path}` on a repository of this format
+   * (any method). Returns false to leave it to the generic file handling (GET/HEAD/PUT/DELETE of
+   * stored files, folder listings). Errors thrown are the core's envelope unless the format renders
+   * its client's own shape.
+   */
+  handle?(request: FormatRequest, reply: FastifyReply, ctx: FormatContext): Promise<boolean>;
+  /** remote: paths whose cached copy is revalidated after the retrieval cache period (index documents). Default: every path. */
+  isMetadataPath?(path: string): boolean;
 }

@@ -2,13 +2,15 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { InvalidError } from '../../platform/http/errors.ts';
+import { DomainError, InvalidError } from '../../platform/http/errors.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { listChildren } from './artifacts.queries.ts';
 import { deleteArtifacts, deployArtifact, type Properties, resolveForRead } from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
+import { createFormatContext } from './format-context.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
+import { findRepository } from './repositories.service.ts';
 import { folderHtml, inertHeaders, sendArtifact } from './serve.ts';
 
 type WildcardRequest = FastifyRequest<{ Params: { key: string; '*'?: string } }>;
@@ -73,6 +75,39 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
     const pathOf = (request: WildcardRequest, matrix?: Map<string, string[]>) =>
       RepoPath.parse(request.params.key, request.params['*'] ?? '', matrix);
     const config = { access: 'public' as const };
+
+    /** The repository's format answers first (npm packuments, PyPI simple pages, …); true when it did. */
+    const formatHandled = async (request: WildcardRequest, reply: FastifyReply): Promise<boolean> => {
+      const repo = await findRepository(ctx.db, request.params.key);
+      const format = repo && ctx.formats.get(repo.packageType);
+      if (!repo || !format?.handle) return false;
+      const formatCtx = createFormatContext(ctx, app, request, reply, repo, request.principal);
+      return format.handle(
+        {
+          method: request.method,
+          path: (request.params['*'] ?? '').replace(/^\/+/, ''),
+          query: request.query as Record<string, string | undefined>,
+          headers: request.headers,
+          body: request.raw as Readable,
+          raw: request,
+        },
+        reply,
+        formatCtx,
+      );
+    };
+    scope.addHook('preHandler', async (request, reply) => {
+      if (await formatHandled(request as WildcardRequest, reply)) return reply;
+    });
+    scope.route({
+      method: ['POST', 'PATCH'],
+      url: '/repository/:key/*',
+      config,
+      schema: { hide: true },
+      handler: async (request: WildcardRequest) => {
+        pathOf(request);
+        throw new DomainError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not supported here`);
+      },
+    });
 
     scope.put(
       '/repository/:key/*',

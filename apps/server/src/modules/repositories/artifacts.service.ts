@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { PackageMetadata } from '../../formats/sdk/format.ts';
 import { ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
 import { publish } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
@@ -27,6 +28,7 @@ import {
   type RepositoriesContext,
   repositoryHidden,
 } from './context.ts';
+import { extractFor, indexStored, unindexPaths } from './indexing.ts';
 import { mimeTypeOf } from './mime.ts';
 import { isStale } from './remote.service.ts';
 import type { RepoPath } from './repo-path.ts';
@@ -67,6 +69,10 @@ export interface DeployInput {
   /** `X-Checksum-Deploy: true`: store by a known checksum, no bytes sent. */
   byChecksum: boolean;
   properties: Properties;
+  /** Refuse (409) when a file is already stored at the path: published versions never change. */
+  noOverwrite?: boolean;
+  /** Package metadata the caller already parsed; otherwise the repository's format extracts it. */
+  metadata?: PackageMetadata | null;
 }
 
 /** Where a PUT lands: the local repository itself, or a virtual repository's default deployment repository. */
@@ -111,6 +117,11 @@ export async function deployArtifact(
     );
   const existing = await findArtifact(ctx.db, repo.id, path.path);
   await authorize(ctx, principal, 'write', repo, path.path);
+  if (existing && input.noOverwrite)
+    throw new ConflictError(
+      `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
+      'ALREADY_EXISTS',
+    );
   if (existing) await authorize(ctx, principal, 'delete', repo, path.path);
   if (await folderExists(ctx.db, repo.id, path.path))
     throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
@@ -145,7 +156,15 @@ export async function deployArtifact(
     }
   }
   const by = actorName(principal);
+  const meta = input.metadata !== undefined ? input.metadata : await extractFor(ctx, repo, path.path, blob);
   const artifact = await ctx.db.transaction(async (tx) => {
+    if (input.noOverwrite && (await findArtifact(tx, repo.id, path.path)))
+      throw new ConflictError(
+        `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
+        'ALREADY_EXISTS',
+      );
+    if (existing) await unindexPaths(tx, repo.id, [path.path]);
+    await indexStored(tx, repo, path.path, blob, meta);
     const row = await upsertArtifact(tx, {
       repositoryId: repo.id,
       path: path.path,
@@ -180,6 +199,11 @@ export type Resolved =
     };
 
 const MAX_VIRTUAL_DEPTH = 5;
+
+function metadataPaths(ctx: RepositoriesContext, repo: RepoConfig) {
+  const format = ctx.formats.get(repo.packageType);
+  return format?.isMetadataPath ? (path: string) => format.isMetadataPath!(path) : undefined;
+}
 
 /**
  * Finds what a read names: a stored file, a folder, or (remote miss) the upstream's answer being
@@ -269,7 +293,12 @@ async function resolveIn(
   if (repo.rclass === 'remote' && opts.localOnly) return null;
   if (!path.isRoot) {
     const artifact = await findArtifact(ctx.db, repo.id, path.path);
-    if (artifact && repo.rclass === 'remote' && !cacheOnly && isStale(repo, artifact))
+    if (
+      artifact &&
+      repo.rclass === 'remote' &&
+      !cacheOnly &&
+      isStale(repo, artifact, Date.now(), metadataPaths(ctx, repo))
+    )
       return { kind: 'file', repo, key, artifact: await ctx.remote.revalidate(repo, artifact) };
     if (artifact) return { kind: 'file', repo, key, artifact };
   }
@@ -298,6 +327,11 @@ export async function deleteArtifacts(
   const by = actorName(principal);
   const deleted = await ctx.db.transaction(async (tx) => {
     const rows = await deleteArtifactsAt(tx, repo.id, path.path);
+    await unindexPaths(
+      tx,
+      repo.id,
+      rows.map((r) => r.path),
+    );
     if (rows.length > 0)
       await publish(
         tx,
@@ -437,8 +471,14 @@ export async function copyOrMove(
   const files = plan.map((p): [string, string] => [`${source.key}/${p.row.path}`, `${dest.key}/${p.target}`]);
   if (dryRun) return { files, dryRun };
   const by = actorName(principal);
+  // Packages travel with their files: the destination's format indexes what it recognises.
+  const metas = new Map<string, PackageMetadata | null>();
+  for (const { row, target } of plan) metas.set(target, await extractFor(ctx, dest.repo, target, row));
   await ctx.db.transaction(async (tx) => {
     for (const { row, target } of plan) {
+      await unindexPaths(tx, dest.repo.id, [target]);
+      await indexStored(tx, dest.repo, target, row, metas.get(target) ?? null);
+      if (mode === 'move') await unindexPaths(tx, source.repo.id, [row.path]);
       await upsertArtifact(tx, {
         repositoryId: dest.repo.id,
         path: target,

@@ -5,6 +5,7 @@ import { publish } from '../../platform/events/index.ts';
 import { DomainError } from '../../platform/http/errors.ts';
 import { type ArtifactRow, markFetched, upsertArtifact } from './artifacts.queries.ts';
 import type { RepositoriesContext } from './context.ts';
+import { extractFor, indexStored, unindexPaths } from './indexing.ts';
 import { mimeTypeOf } from './mime.ts';
 import type { RepoConfig } from './repositories.service.ts';
 
@@ -27,8 +28,15 @@ const MAX_ETAGS = 100_000;
  * A cached file is stale once older than the repository's retrieval cache period, or when zap cleared
  * its fetch time ("revalidate now").
  */
-export function isStale(repo: RepoConfig, artifact: ArtifactRow, now = Date.now()): boolean {
+export function isStale(
+  repo: RepoConfig,
+  artifact: ArtifactRow,
+  now = Date.now(),
+  isMetadataPath?: (path: string) => boolean,
+): boolean {
   if (!artifact.fetchedAt) return true;
+  // Content that never changes (a published tarball, a layer by digest) is never revalidated.
+  if (isMetadataPath && !isMetadataPath(artifact.path)) return false;
   const period = repo.remote?.retrievalCachePeriodSecs ?? 0;
   return now - artifact.fetchedAt.getTime() >= period * 1000;
 }
@@ -230,12 +238,15 @@ export class RemoteFetcher {
     }
   }
 
-  private store(
+  private async store(
     repo: RepoConfig,
     path: string,
     blob: Awaited<ReturnType<RepositoriesContext['blobs']['put']>>,
   ) {
+    const meta = await extractFor(this.ctx(), repo, path, blob);
     return this.ctx().db.transaction(async (tx) => {
+      await unindexPaths(tx, repo.id, [path]);
+      await indexStored(tx, repo, path, blob, meta);
       const row = await upsertArtifact(tx, {
         repositoryId: repo.id,
         path,
@@ -255,6 +266,18 @@ export class RemoteFetcher {
       });
       return row;
     });
+  }
+
+  /** Caches bytes a format fetched from the upstream itself (rewritten index documents, …). */
+  async cacheBytes(
+    repo: RepoConfig,
+    path: string,
+    source: Readable,
+    expected: ExpectedChecksums,
+  ): Promise<ArtifactRow> {
+    const blob = await this.ctx().blobs.put(source, expected);
+    this.misses.delete(`${repo.id}\u0000${path}`);
+    return this.store(repo, path, blob);
   }
 
   private rememberMiss(repo: RepoConfig, path: string): void {

@@ -3,6 +3,7 @@
  * A module owns its tables; other modules reach them only through its service.
  */
 export * from '../../modules/access/access.schema.ts';
+export * from '../../modules/packages/packages.schema.ts';
 export * from '../../modules/repositories/repositories.schema.ts';
 export * from '../../modules/system/system.schema.ts';
 export * from '../events/events.schema.ts';

@@ -1,0 +1,61 @@
+import semver from 'semver';
+import type { PackageMetadata } from '../../formats/sdk/format.ts';
+import type { Executor } from '../../platform/events/index.ts';
+import {
+  deleteVersionsByLeadPaths,
+  listVersions,
+  setLatestVersion,
+  upsertPackage,
+  upsertVersion,
+} from './packages.queries.ts';
+
+/** The stored file a version was extracted from. */
+export interface IndexedFile {
+  repositoryId: string;
+  packageType: string;
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** The highest release by semantic version when the versions are semver, else the newest. */
+export function latestOf(versions: { version: string; createdAt: Date }[]): string | null {
+  const valid = versions.filter((v) => semver.valid(v.version, { loose: true }));
+  const releases = valid.filter((v) => !semver.prerelease(v.version, { loose: true }));
+  const pool = releases.length > 0 ? releases : valid;
+  if (pool.length > 0)
+    return pool.reduce((a, b) => (semver.gt(b.version, a.version, { loose: true }) ? b : a)).version;
+  const newest = [...versions].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+  return newest?.version ?? null;
+}
+
+/**
+ * Records what a format extracted from a stored file, in the transaction that stores it. Only lead
+ * files make versions; other files of a package (signatures, metadata documents) are not indexed.
+ */
+export async function indexStoredFile(tx: Executor, file: IndexedFile, meta: PackageMetadata): Promise<void> {
+  if (!meta.leadFile) return;
+  const pkg = await upsertPackage(tx, {
+    repositoryId: file.repositoryId,
+    packageType: file.packageType,
+    name: meta.name,
+    description: meta.description ?? '',
+  });
+  await upsertVersion(tx, pkg.id, {
+    version: meta.version,
+    description: meta.description ?? '',
+    licenses: meta.licenses ?? [],
+    keywords: meta.keywords ?? [],
+    dependencies: meta.dependencies ?? [],
+    readme: meta.readme ?? null,
+    leadPath: file.path,
+    size: file.size,
+    sha256: file.sha256,
+  });
+  await setLatestVersion(tx, pkg.id, latestOf(await listVersions(tx, pkg.id)));
+}
+
+/** Files removed from a repository: the versions they stood for go, and packages left empty. */
+export async function unindexPaths(tx: Executor, repositoryId: string, paths: string[]): Promise<void> {
+  await deleteVersionsByLeadPaths(tx, repositoryId, paths);
+}

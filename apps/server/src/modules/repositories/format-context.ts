@@ -1,0 +1,239 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  DeployOptions,
+  FormatContext,
+  FormatFile,
+  FormatRepository,
+  UpstreamResponse,
+} from '../../formats/sdk/format.ts';
+import type { Principal } from '../../platform/http/access-control.ts';
+import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { DomainError, NotFoundError } from '../../platform/http/errors.ts';
+import { type ArtifactRow, findArtifact, listArtifactsBelow, listChildren } from './artifacts.queries.ts';
+import { changeProperties, deleteArtifacts, deployArtifact, resolveForRead } from './artifacts.service.ts';
+import { authorize, can, type RepositoriesContext } from './context.ts';
+import { mimeTypeOf } from './mime.ts';
+import { UpstreamError } from './remote.service.ts';
+import { RepoPath } from './repo-path.ts';
+import { findRepository, type RepoConfig } from './repositories.service.ts';
+import { sendArtifact } from './serve.ts';
+
+const rows = new WeakMap<FormatFile, ArtifactRow>();
+const DEFAULT_UPSTREAM_MAX_BYTES = 64 * 1024 * 1024;
+const MAX_VIRTUAL_DEPTH = 5;
+
+/** Named locks held on this node (one package's metadata, …); waiters queue in order. */
+const locks = new Map<string, Promise<unknown>>();
+
+async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const previous = locks.get(name) ?? Promise.resolve();
+  const run = previous.catch(() => {}).then(fn);
+  const tail = run.catch(() => {});
+  locks.set(name, tail);
+  try {
+    return await run;
+  } finally {
+    if (locks.get(name) === tail) locks.delete(name);
+  }
+}
+
+export function toFormatFile(ctx: RepositoriesContext, row: ArtifactRow): FormatFile {
+  const file: FormatFile = {
+    path: row.path,
+    size: row.size,
+    sha256: row.sha256,
+    sha1: row.sha1,
+    md5: row.md5,
+    mimeType: row.mimeType ?? mimeTypeOf(row.path.split('/').at(-1) ?? ''),
+    properties: (row.properties ?? {}) as Record<string, string[]>,
+    createdAt: row.createdAt,
+    modifiedAt: row.modifiedAt,
+    createdBy: row.createdBy,
+    open: async () => Readable.from(await ctx.blobs.get(row.sha256)),
+  };
+  rows.set(file, row);
+  return file;
+}
+
+function formatRepository(repo: RepoConfig): FormatRepository {
+  return {
+    key: repo.key,
+    rclass: repo.rclass,
+    packageType: repo.packageType,
+    description: repo.description,
+    url: repo.remote?.url,
+    remote: repo.remote && {
+      url: repo.remote.url,
+      offline: repo.remote.offline,
+      retrievalCachePeriodSecs: repo.remote.retrievalCachePeriodSecs,
+      storeArtifactsLocally: repo.remote.storeArtifactsLocally,
+    },
+    virtual: repo.virtual && {
+      repositories: [...repo.virtual.repositories],
+      defaultDeploymentRepo: repo.virtual.defaultDeploymentRepo ?? undefined,
+    },
+  };
+}
+
+const sameOrigin = (a: string, b: string) => {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+};
+
+async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<Buffer> {
+  if (!body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>)) {
+    total += (chunk as Buffer).length;
+    if (total > max) throw new UpstreamError(`The upstream answer is larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The FormatContext of one client request on one repository: the core's services bound to the
+ * repository and the caller, each checking permission on the canonical path (RepoPath).
+ */
+export function createFormatContext(
+  ctx: RepositoriesContext,
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  repo: RepoConfig,
+  principal: Principal | null,
+  depth = 0,
+): FormatContext {
+  const baseUrl = publicBaseUrl(request, ctx.baseUrl);
+  const parse = (path: string) => RepoPath.parse(repo.key, path);
+  const sub = (other: RepoConfig) =>
+    createFormatContext(ctx, app, request, reply, other, principal, depth + 1);
+  const self: FormatContext = {
+    app,
+    repository: formatRepository(repo),
+    baseUrl,
+    repositoryUrl: `${baseUrl}/repository/${repo.key}`,
+    principal: principal && { name: principal.name, admin: principal.admin },
+    log: ctx.log.child({ repo: repo.key }),
+    authorize: (action, path) => authorize(ctx, principal, action, repo, parse(path).path),
+    can: (action, path) => can(ctx, principal, action, repo, parse(path).path),
+    async stat(path) {
+      const p = parse(path);
+      if (p.isRoot || repo.rclass === 'virtual') return null;
+      const row = await findArtifact(ctx.db, repo.id, p.path);
+      return row ? toFormatFile(ctx, row) : null;
+    },
+    async get(path) {
+      try {
+        const resolved = await resolveForRead(ctx, principal, parse(path));
+        if (resolved.kind === 'file') return toFormatFile(ctx, resolved.artifact);
+        if (resolved.kind === 'stream') {
+          resolved.stream.resume();
+          const row = await resolved.done;
+          return row ? toFormatFile(ctx, row) : null;
+        }
+        return null;
+      } catch (err) {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      }
+    },
+    async list(folder) {
+      if (repo.rclass === 'virtual') return [];
+      return listChildren(ctx.db, repo.id, parse(folder).path);
+    },
+    async listFiles(folder) {
+      if (repo.rclass === 'virtual') return [];
+      return (await listArtifactsBelow(ctx.db, repo.id, parse(folder).path)).map((r) => toFormatFile(ctx, r));
+    },
+    async deploy(path, source, opts: DeployOptions = {}) {
+      const { artifact } = await deployArtifact(
+        ctx,
+        principal,
+        parse(path),
+        {
+          expected: opts.expected ?? {},
+          byChecksum: false,
+          properties: opts.properties ?? {},
+          noOverwrite: opts.noOverwrite,
+          metadata: opts.metadata,
+        },
+        Buffer.isBuffer(source) ? Readable.from([source]) : source,
+      );
+      return toFormatFile(ctx, artifact);
+    },
+    delete: (path) => deleteArtifacts(ctx, principal, parse(path)),
+    async setProperties(path, properties) {
+      const p = parse(path);
+      const current = repo.rclass === 'virtual' ? undefined : await findArtifact(ctx.db, repo.id, p.path);
+      const remove = Object.keys((current?.properties ?? {}) as object).filter((k) => !(k in properties));
+      await changeProperties(ctx, principal, p, { set: properties, remove });
+    },
+    async members() {
+      if (repo.rclass !== 'virtual' || depth >= MAX_VIRTUAL_DEPTH) return [];
+      const found: FormatContext[] = [];
+      for (const name of repo.virtual?.repositories ?? []) {
+        const member = await findRepository(ctx.db, name);
+        if (!member || !(await can(ctx, principal, 'read', member, ''))) continue;
+        if (member.rclass === 'virtual') found.push(...(await sub(member).members()));
+        else found.push(sub(member));
+      }
+      return found;
+    },
+    async deployContext() {
+      if (repo.rclass !== 'virtual') return self;
+      const key = repo.virtual?.defaultDeploymentRepo;
+      const local = key ? await findRepository(ctx.db, key) : undefined;
+      if (!local)
+        throw new DomainError(
+          400,
+          'INVALID',
+          `Virtual repository '${repo.key}' has no default deployment repository`,
+        );
+      return sub(local);
+    },
+    async upstream(pathOrUrl, init = {}): Promise<UpstreamResponse> {
+      const remote = repo.remote;
+      if (!remote) throw new DomainError(400, 'INVALID', `'${repo.key}' is not a remote repository`);
+      if (remote.offline) throw new UpstreamError(`Remote repository '${repo.key}' is offline`);
+      const url = /^https?:\/\//i.test(pathOrUrl)
+        ? pathOrUrl
+        : `${remote.url.replace(/\/+$/, '')}/${pathOrUrl.replace(/^\/+/, '')}`;
+      const headers: Record<string, string> = { ...init.headers };
+      if (remote.username && sameOrigin(url, remote.url))
+        headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
+      let res: Awaited<ReturnType<typeof ctx.outbound.fetch>>;
+      try {
+        res = await ctx.outbound.fetch(url, { headers });
+      } catch (err) {
+        ctx.log.warn({ repo: repo.key, url, err: (err as Error).message }, 'upstream request failed');
+        throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
+      }
+      ctx.remote.upstreamRequests += 1;
+      const body = await readBounded(res.body, init.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+      return { status: res.status, headers: res.headers, body };
+    },
+    async cache(path, source, opts: DeployOptions = {}) {
+      if (repo.rclass !== 'remote') throw new DomainError(400, 'INVALID', `'${repo.key}' has no cache`);
+      const row = await ctx.remote.cacheBytes(
+        repo,
+        parse(path).path,
+        Buffer.isBuffer(source) ? Readable.from([source]) : source,
+        opts.expected ?? {},
+      );
+      return toFormatFile(ctx, row);
+    },
+    withLock: (name, fn) => withLock(`${repo.id}\u0000${name}`, fn),
+    async send(replyTo, file) {
+      const row = rows.get(file);
+      if (!row) throw new Error('send(): not a file this context handed out');
+      return sendArtifact(request, replyTo, ctx.blobs, row);
+    },
+  };
+  return self;
+}
