@@ -162,6 +162,28 @@ export interface FormatContext {
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Sends a stored file as the client's download (ETag, ranges, checksum headers, inert content). */
   send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply>;
+  /** A client's own login protocol (`npm login`): the user when name and password are right (throttled, audited). */
+  login(name: string, password: string): Promise<FormatPrincipal | null>;
+  /** A new revocable access token for `principal` (default: the caller), e.g. the answer to `npm login`. */
+  issueToken(opts: {
+    description: string;
+    expiresInSecs?: number;
+    principal?: FormatPrincipal;
+  }): Promise<{ token: string; expiresInSecs: number | null }>;
+}
+
+/** Builds the FormatContext of a repository for a request a format's own routes received (OCI `/v2/…`). */
+export type FormatContextFactory = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  repoKey: string,
+) => Promise<FormatContext | null>;
+
+/** An error as the core describes it, for a format to render in its client's shape. */
+export interface FormatError {
+  status: number;
+  code: string;
+  message: string;
 }
 
 /** A client request on a repository, as the core hands it to a format. */
@@ -201,6 +223,16 @@ export interface PackageFormat {
    * its client's own shape.
    */
   handle?(request: FormatRequest, reply: FastifyReply, ctx: FormatContext): Promise<boolean>;
+  /**
+   * Routes a format serves outside `/repository/{key}/` (OCI's `/v2/`), registered once at boot. They
+   * declare their access in route config like every route; `contexts` gives a repository's FormatContext.
+   */
+  routes?(app: FastifyInstance, contexts: FormatContextFactory): Promise<void>;
+  /**
+   * The body of an error answer on this format's client endpoint (npm `{error}`), including 401s
+   * from authentication. Headers may be set on `reply`. Default: the core's `{errors: [...]}`.
+   */
+  errorBody?(error: FormatError, reply: FastifyReply): unknown;
   /** remote: paths whose cached copy is revalidated after the retrieval cache period (index documents). Default: every path. */
   isMetadataPath?(path: string): boolean;
 }

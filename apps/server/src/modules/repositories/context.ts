@@ -7,6 +7,7 @@ import type { Principal } from '../../platform/http/access-control.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
 import type { OutboundClient } from '../../platform/outbound/index.ts';
 import { antMatch } from '../access/ant-pattern.ts';
+import type { ClientCredentials } from '../access/client-credentials.service.ts';
 import type { Authorizer } from '../access/index.ts';
 import type { RemoteFetcher } from './remote.service.ts';
 import type { RepoConfig } from './repositories.service.ts';
@@ -20,6 +21,8 @@ export interface RepositoriesContext {
   authorizer: Authorizer;
   log: Logger;
   remote: RemoteFetcher;
+  /** Package clients' own login protocols. */
+  credentials: ClientCredentials;
   /** `GRANARY_BASE_URL`, when set. */
   baseUrl?: string;
 }

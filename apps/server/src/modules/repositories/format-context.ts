@@ -4,12 +4,13 @@ import type {
   DeployOptions,
   FormatContext,
   FormatFile,
+  FormatPrincipal,
   FormatRepository,
   UpstreamResponse,
 } from '../../formats/sdk/format.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { DomainError, NotFoundError } from '../../platform/http/errors.ts';
+import { DomainError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
 import { type ArtifactRow, findArtifact, listArtifactsBelow, listChildren } from './artifacts.queries.ts';
 import { changeProperties, deleteArtifacts, deployArtifact, resolveForRead } from './artifacts.service.ts';
 import { authorize, can, type RepositoriesContext } from './context.ts';
@@ -20,6 +21,13 @@ import { findRepository, type RepoConfig } from './repositories.service.ts';
 import { sendArtifact } from './serve.ts';
 
 const rows = new WeakMap<FormatFile, ArtifactRow>();
+const principals = new WeakMap<FormatPrincipal, Principal>();
+
+function formatPrincipal(principal: Principal): FormatPrincipal {
+  const shown = { name: principal.name, admin: principal.admin };
+  principals.set(shown, principal);
+  return shown;
+}
 const DEFAULT_UPSTREAM_MAX_BYTES = 64 * 1024 * 1024;
 const MAX_VIRTUAL_DEPTH = 5;
 
@@ -118,7 +126,7 @@ export function createFormatContext(
     repository: formatRepository(repo),
     baseUrl,
     repositoryUrl: `${baseUrl}/repository/${repo.key}`,
-    principal: principal && { name: principal.name, admin: principal.admin },
+    principal: principal && formatPrincipal(principal),
     log: ctx.log.child({ repo: repo.key }),
     authorize: (action, path) => authorize(ctx, principal, action, repo, parse(path).path),
     can: (action, path) => can(ctx, principal, action, repo, parse(path).path),
@@ -233,6 +241,15 @@ export function createFormatContext(
       const row = rows.get(file);
       if (!row) throw new Error('send(): not a file this context handed out');
       return sendArtifact(request, replyTo, ctx.blobs, row);
+    },
+    async login(name, password) {
+      const found = await ctx.credentials.login(request, name, password, repo.packageType);
+      return found && formatPrincipal(found);
+    },
+    async issueToken(opts) {
+      const owner = opts.principal ? principals.get(opts.principal) : principal;
+      if (!owner) throw new UnauthorizedError();
+      return ctx.credentials.issueToken(request, owner, opts);
     },
   };
   return self;

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../app.ts';
 import type { FormatRegistry } from '../../formats/registry.ts';
+import { clientCredentials } from '../access/client-credentials.service.ts';
 import type { AccessModule } from '../access/index.ts';
 import { archiveRoutes } from './archive.routes.ts';
 import { registerArtifactRoutes } from './artifacts.routes.ts';
 import type { RepositoriesContext } from './context.ts';
+import { createFormatContext } from './format-context.ts';
 import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
-import { ensureDefaultRepository } from './repositories.service.ts';
+import { ensureDefaultRepository, findRepository } from './repositories.service.ts';
 import { storageRoutes } from './storage.routes.ts';
 import { uiRoutes } from './ui.routes.ts';
 
@@ -35,6 +37,7 @@ export async function registerRepositories(
     authorizer: access.authorizer,
     log: platform.logging.server,
     remote: new RemoteFetcher(() => ctx),
+    credentials: clientCredentials(access.context),
     baseUrl: platform.config.baseUrl,
   };
   app.decorate('repositories', ctx);
@@ -43,6 +46,25 @@ export async function registerRepositories(
   await app.register(uiRoutes(ctx));
   await app.register(archiveRoutes(ctx));
   await registerArtifactRoutes(app, ctx);
+  // Errors on a repository's client endpoint speak its format's language when the format has one.
+  app.errorRenderers.push(async (error, request, reply) => {
+    const match = /^\/repository\/([^/?]+)/.exec(request.url);
+    if (!match) return undefined;
+    let key: string;
+    try {
+      key = decodeURIComponent(match[1]!);
+    } catch {
+      return undefined;
+    }
+    const repo = await findRepository(ctx.db, key);
+    const format = repo && formats.get(repo.packageType);
+    return format?.errorBody?.(error, reply);
+  });
+  for (const format of formats.list())
+    await format.routes?.(app, async (request, reply, repoKey) => {
+      const repo = await findRepository(ctx.db, repoKey);
+      return repo ? createFormatContext(ctx, app, request, reply, repo, request.principal) : null;
+    });
   await ensureDefaultRepository(ctx.db);
   return ctx;
 }

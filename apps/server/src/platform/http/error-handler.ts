@@ -60,12 +60,34 @@ function wantsBasicChallenge(request: FastifyRequest): boolean {
   return request.headers['x-requested-with']?.toString().toLowerCase() !== 'xmlhttprequest';
 }
 
+/**
+ * Renders an error in a client's own shape (npm `{error}`, OCI `errors[]`) for the requests it
+ * recognises; undefined leaves the core's envelope. May set headers on `reply`.
+ */
+export type ErrorRenderer = (
+  error: { status: number; code: string; message: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<unknown>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    errorRenderers: ErrorRenderer[];
+  }
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+  app.decorate('errorRenderers', [] as ErrorRenderer[]);
+  app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { status, body } = toEnvelope(error, request);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (status === 401 && !reply.hasHeader('www-authenticate') && wantsBasicChallenge(request)) {
       reply.header('www-authenticate', 'Basic realm="Granary"');
+    }
+    const described = body.errors[0]!;
+    for (const render of app.errorRenderers) {
+      const custom = await render(described, request, reply).catch(() => undefined);
+      if (custom !== undefined) return reply.code(status).send(custom);
     }
     return reply.code(status).type('application/json; charset=utf-8').send(body);
   });
