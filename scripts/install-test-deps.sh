@@ -3,12 +3,22 @@
 # Runs as root only (CI and developer machines here are root); elsewhere it only reports.
 set -euo pipefail
 
+# Each feature lists what its tests run in scripts/test-deps.d/*.list: "command-or-path package".
 need=()
-command -v chromium >/dev/null 2>&1 || need+=(chromium)
+for list in "$(dirname "$0")"/test-deps.d/*.list; do
+  while read -r what package _; do
+    case "$what" in '' | '#'*) continue ;; esac
+    if [[ "$what" == /* ]]; then
+      [ -e "$what" ] && continue
+    else
+      command -v "$what" >/dev/null 2>&1 && continue
+    fi
+    need+=("$package")
+  done <"$list"
+done
 # A real PostgreSQL server for the second run of the db and API suites (.ci/run).
 [ -x /usr/lib/postgresql/15/bin/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
-# Fonts so screenshots show real text.
-[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u | sed '/^$/d')
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
