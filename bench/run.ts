@@ -116,3 +116,16 @@ try {
   await granary.stop();
   await bare.stop();
 }
+
+// Format and feature scenarios: each file in bench/scenarios/ exports `run()`, which starts what it
+// needs (Granary and the peer) and prints its own report. BENCH_ONLY=npm,oci runs only those.
+{
+  const { readdirSync } = await import('node:fs');
+  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+  const dir = new URL('./scenarios/', import.meta.url);
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+    if (only && !only.includes(name.replace(/\.ts$/, ''))) continue;
+    const scenario = (await import(new URL(name, dir).href)) as { run(): Promise<void> };
+    await scenario.run();
+  }
+}
