@@ -1,5 +1,16 @@
 import { DownOutlined, QuestionCircleOutlined, SearchOutlined, UserOutlined } from '@ant-design/icons';
-import { Badge, Button, Dropdown, Input, type InputRef, Layout, Menu, type MenuProps, Modal } from 'antd';
+import {
+  Badge,
+  Button,
+  Dropdown,
+  Input,
+  type InputRef,
+  Layout,
+  Menu,
+  type MenuProps,
+  Modal,
+  Select,
+} from 'antd';
 import { type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
@@ -82,7 +93,7 @@ export function ShellLayout() {
     .flatMap((s) => s.items)
     .filter((item) => {
       const base = item.prefix ?? item.to;
-      return location.pathname === base || location.pathname.startsWith(`${base}/`);
+      return location.pathname === base || (!item.exact && location.pathname.startsWith(`${base}/`));
     })
     .map((item) => item.key);
 
@@ -112,6 +123,7 @@ export function ShellLayout() {
         <Link to="/" className="app-brand" aria-label={`${serverName || 'Granary'} home`}>
           <ShellLogo />
         </Link>
+        <ProjectSelector />
         <div className="shell-search">
           <Input
             ref={search}
@@ -180,6 +192,30 @@ export function ShellLayout() {
         </table>
       </Modal>
     </Layout>
+  );
+}
+
+const ALL_PROJECTS = '';
+
+/**
+ * spec 000 §2 top bar project selector: "All projects" or one of the projects the user sees. A project
+ * administrator who selects a project gets the project settings sidebar (the two-sidebar rule).
+ */
+function ProjectSelector(): ReactNode {
+  const session = useSession();
+  if (!session.user || session.projects.length === 0) return null;
+  return (
+    <Select
+      className="shell-project-selector"
+      aria-label="Project"
+      value={session.selectedProject ?? ALL_PROJECTS}
+      onChange={(key: string) => session.selectProject(key === ALL_PROJECTS ? null : key)}
+      popupMatchSelectWidth={false}
+      options={[
+        { value: ALL_PROJECTS, label: 'All projects' },
+        ...session.projects.map((p) => ({ value: p.project_key, label: p.display_name })),
+      ]}
+    />
   );
 }
 

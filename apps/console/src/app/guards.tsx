@@ -7,7 +7,12 @@ import { savePathAfterLogin } from '../shared/session/pathAfterLogin.ts';
 import { currentUserQueryKey } from '../shared/session/queries.ts';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
-import { defaultPath, hiddenMenuItemFor, homePath } from '../shared/session/shellRules.ts';
+import {
+  defaultPath,
+  hiddenMenuItemFor,
+  homePath,
+  jenkinsRedirectPath,
+} from '../shared/session/shellRules.ts';
 
 function useNotAuthorized(when: boolean) {
   const { notification } = App.useApp();
@@ -19,7 +24,8 @@ function useNotAuthorized(when: boolean) {
 /**
  * spec 000 §4 route guard for the main layout: anonymous visitors without allowed access go to the login screen
  * with "You are not authorized to view this page" (at the root, silently); a licence of type N/A sends admins
- * to the licences page and others to login; hidden or disabled menu paths go to the default page.
+ * to the licences page and others to login; hidden or disabled menu paths go to the default page; old
+ * hash-based build links (`#/builds/…`) go to the builds path with jenkinsRedirect=true.
  */
 export function ShellGuard() {
   const session = useSession();
@@ -31,7 +37,10 @@ export function ShellGuard() {
     !session.loading && session.user !== null && session.licenseType === NO_LICENSE && !session.failed;
   const licencesPath = '/admin/license_management/licenses';
   const hidden = !session.loading && session.user !== null ? hiddenMenuItemFor(path, session.shell) : null;
-  useNotAuthorized((anonymousBlocked && !atRoot) || hidden !== null);
+  const jenkins = jenkinsRedirectPath(location.hash);
+  useNotAuthorized(jenkins === null && ((anonymousBlocked && !atRoot) || hidden !== null));
+  // Old hash-based build links first, so a visitor who must sign in comes back to the build.
+  if (jenkins) return <Navigate to={jenkins} replace />;
   if (session.loading) return <PageLoading label="Starting the console…" />;
   if (anonymousBlocked) {
     const here = `${path}${location.search}${location.hash}`;

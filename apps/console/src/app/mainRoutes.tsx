@@ -1,16 +1,20 @@
 import { Suspense } from 'react';
-import { Navigate, type RouteObject } from 'react-router';
+import type { RouteObject } from 'react-router';
 import { aboutRoutes } from '../features/about/routes.tsx';
 import { adminManagementRoutes } from '../features/admin-management/routes.tsx';
 import { adminRepositoriesRoutes } from '../features/admin-repositories/routes.tsx';
+import { buildsRoutes } from '../features/builds/routes.tsx';
+import { demoRoutes } from '../features/demo/routes.tsx';
 import { errorRoutes, notFoundRoute } from '../features/errors/routes.tsx';
 import { profileRoutes } from '../features/profile/routes.tsx';
+import { projectSettingsRoutes } from '../features/project-settings/routes.tsx';
+import { releaseBundlesRoutes } from '../features/release-bundles/routes.tsx';
 import { repositoriesRoutes } from '../features/repositories/routes.tsx';
 import { lazyPage } from '../shared/components/microfrontend.ts';
 import { RouteErrorBoundary } from '../shared/components/RouteErrorBoundary.tsx';
 import { PageLoading, RequireSignIn } from '../shared/session/RequireSignIn.tsx';
 import { SessionProvider } from '../shared/session/SessionProvider.tsx';
-import { HomeRedirect, RequireAdminArea, RequireFeature, ShellGuard } from './guards.tsx';
+import { HomeRedirect, RequireAdminArea, ShellGuard } from './guards.tsx';
 import { ShellLayout } from './ShellLayout.tsx';
 
 const PackagesPage = lazyPage(() => import('../features/packages/pages/PackagesPage.tsx'), 'PackagesPage');
@@ -32,9 +36,6 @@ const LicensesPage = lazyPage(
   () => import('../features/admin-system/pages/LicensesPage.tsx'),
   'LicensesPage',
 );
-const demo = () => import('../features/demo/pages/DemoPage.tsx');
-const DemoPage = lazyPage(demo, 'DemoPage');
-const TemplatePage = lazyPage(demo, 'TemplatePage');
 
 /** A screen group (spec 000 §1 micro-frontend): its routes behind its own error boundary. */
 function group(microfrontend: string, children: RouteObject[]): RouteObject {
@@ -79,24 +80,15 @@ export const mainRoute: RouteObject = {
           page('topology-teaser', <TopologyTeaserPage />, 'Topology'),
           page('release-bundles-teaser', <ReleaseBundlesTeaserPage />, 'Release Bundles'),
         ]),
-        group('@granary/demo', [
-          {
-            element: <RequireFeature flag="template" />,
-            children: [page('template', <TemplatePage />, 'Template')],
-          },
-          {
-            element: <RequireFeature flag="demo" />,
-            children: [
-              { path: 'demo', element: <Navigate to="/demo/tree" replace /> },
-              page('demo/tree', <DemoPage />, 'Demo'),
-            ],
-          },
-        ]),
+        group('@granary/demo', demoRoutes),
         {
           element: <RequireSignIn />,
           children: [
             group('@granary/profile', profileRoutes),
             group('@granary/repositories', repositoriesRoutes),
+            group('@granary/release-bundles', releaseBundlesRoutes),
+            group('@granary/builds', buildsRoutes),
+            group('@granary/project-settings', projectSettingsRoutes),
             {
               element: <RequireAdminArea />,
               children: [

@@ -8,6 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiErrorFromResponse } from '../../shared/api/ApiError.ts';
 import { api, apiRequest, CSRF_HEADER, consoleApiUrl } from '../../shared/api/index.ts';
 import { startupKeys } from '../../shared/session/startupQueries.ts';
+import { loginConfigKey, loginConfigSchema } from '../login/queries.ts';
 
 export {
   generalConfigQueryOptions,
@@ -88,5 +89,20 @@ export function useRemoveLicense() {
   return useMutation({
     mutationFn: () => apiRequest('system/licenses', { method: 'DELETE', schema: licenseDetailsSchema }),
     onSuccess: changed,
+  });
+}
+
+export { loginConfigQueryOptions } from '../login/queries.ts';
+
+/** `PATCH system/loginConfig` (admin): SSO sign-in URL, auto-redirect and SAML logout URL. */
+export function useUpdateLoginConfig() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (update: {
+      ssoLoginUrl: string | null;
+      autoRedirectLogin: boolean;
+      samlLogoutUrl: string | null;
+    }) => api.patch('system/loginConfig', update, loginConfigSchema),
+    onSuccess: (config) => queryClient.setQueryData(loginConfigKey, config),
   });
 }

@@ -209,3 +209,46 @@ export function useCancelCliSessionMutation() {
     mutationFn: (session: string) => api.delete(`access/cli-registration/${encodeURIComponent(session)}`),
   });
 }
+
+/**
+ * `GET system/loginConfig` (the system module): where single sign-on starts, whether the login page sends
+ * visitors there straight away (spec 000 §3 auto-redirect state), and the SAML logout URL (§3 login state
+ * samlLogoutUrl). Mirrors the server's schema (apps/server/src/modules/system/login-config.service.ts).
+ */
+export const loginConfigSchema = z.object({
+  ssoLoginUrl: z.string().nullable(),
+  autoRedirectLogin: z.boolean(),
+  samlLogoutUrl: z.string().nullable(),
+});
+export type LoginConfig = z.infer<typeof loginConfigSchema>;
+export const loginConfigKey = ['system', 'login-config'] as const;
+
+export const loginConfigQueryOptions = () =>
+  queryOptions({
+    queryKey: loginConfigKey,
+    queryFn: ({ signal }) => api.get('system/loginConfig', loginConfigSchema, { signal }),
+    staleTime: 60_000,
+    retry: false,
+  });
+
+/** spec 000 §4 route guard: a SAML user leaving goes to the SAML logout URL (when one is configured). */
+export function samlLogoutTarget(
+  user: { realm: string } | null | undefined,
+  config: LoginConfig | undefined,
+): string | null {
+  return user?.realm === 'saml' && config?.samlLogoutUrl ? config.samlLogoutUrl : null;
+}
+
+/**
+ * spec 000 §4 route guard: with auto-redirect SSO on, a visitor of the login page goes to the SSO provider,
+ * except right after signing out (it would sign them straight back in) or when the address asks for the
+ * local form (`?noAutoRedirect`, so an administrator can still sign in when the provider is down).
+ */
+export function autoRedirectTarget(
+  config: LoginConfig | undefined,
+  options: { signedOut: boolean; noAutoRedirect: boolean },
+): string | null {
+  if (!config?.autoRedirectLogin || !config.ssoLoginUrl) return null;
+  if (options.signedOut || options.noAutoRedirect) return null;
+  return config.ssoLoginUrl;
+}

@@ -35,7 +35,9 @@ export function RouteErrorBoundary() {
         title="Error: failed resolving microfrontend"
         description={
           <>
-            <p style={{ margin: 0 }}>{`Microfrontend ${group ?? '@granary/console'} fetching failed!`}</p>
+            <p
+              style={{ margin: 0 }}
+            >{`Microfrontend ${chunk.microfrontend ?? group ?? '@granary/console'} fetching failed!`}</p>
             <p style={{ margin: 0 }}>
               {chunk.code === 'CSS_CHUNK_LOAD_FAILED'
                 ? 'CSS_CHUNK_LOAD_FAILED'

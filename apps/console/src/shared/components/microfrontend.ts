@@ -5,6 +5,8 @@ import { type ComponentType, lazy } from 'react';
 export class ChunkLoadError extends Error {
   override name = 'ChunkLoadError';
   readonly code: 'CHUNK_LOAD_FAILED' | 'CSS_CHUNK_LOAD_FAILED';
+  /** The screen that failed, when a container loads several (spec 000 §2 multi-mfe container). */
+  microfrontend?: string;
   constructor(code: 'CHUNK_LOAD_FAILED' | 'CSS_CHUNK_LOAD_FAILED', options?: { cause?: unknown }) {
     super('Loading chunk failed', options);
     this.code = code;
@@ -41,6 +43,23 @@ export function loadChunk<T>(importer: () => Promise<T>, timeoutMs = CHUNK_LOAD_
 /** A screen group's page, loaded on demand with the chunk rules above. */
 export function lazyPage<M, K extends keyof M>(importer: () => Promise<M>, name: K) {
   return lazy(() =>
-    loadChunk(importer).then((module) => ({ default: module[name] as unknown as ComponentType })),
+    loadChunk(importer).then((module) => ({
+      // biome-ignore lint/suspicious/noExplicitAny: any props, as the page component declares them.
+      default: module[name] as unknown as Extract<M[K], ComponentType<any>>,
+    })),
   );
+}
+
+/**
+ * Loads one named screen (micro-frontend) with the chunk rules above; any failure becomes a ChunkLoadError
+ * naming it, so the error boundary says which screen failed.
+ */
+export async function loadMicrofrontend<T>(name: string, importer: () => Promise<T>): Promise<T> {
+  try {
+    return await loadChunk(importer);
+  } catch (error) {
+    const chunk = asChunkLoadError(error) ?? new ChunkLoadError('CHUNK_LOAD_FAILED', { cause: error });
+    chunk.microfrontend = name;
+    throw chunk;
+  }
 }

@@ -7,13 +7,15 @@ import {
   type LicenseType,
   NO_LICENSE,
   type Onboarding,
+  type Project,
   type UserData,
   type Version,
 } from '@granary/contracts';
 import { useQueries, useQuery } from '@tanstack/react-query';
-import { createContext, type ReactNode, useContext, useMemo } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import { projectsQueryOptions, readSelectedProject, storeSelectedProject } from './projects.ts';
 import { currentUserQueryOptions } from './queries.ts';
-import { DEFAULT_FLAVOUR, type ShellContext, shellContext } from './shellRules.ts';
+import { DEFAULT_FLAVOUR, profileAttentionOf, type ShellContext, shellContext } from './shellRules.ts';
 import {
   entitlementsQueryOptions,
   featuresQueryOptions,
@@ -40,6 +42,18 @@ export interface Session {
   /** Signed in, or anonymous access allowed: the configuration items were loaded. */
   canUseConsole: boolean;
   licenseType: LicenseType;
+  /** spec 000 §4 step 3: set once the configuration items are in (a cloud trial instance). */
+  cloudTrial: boolean;
+  /**
+   * spec 000 §4 step 3 quick-start initialisation (without relaunch): whether the wizard may start for this
+   * session (an admin on a cloud trial). The wizard itself, and its repository checks, are a later screen.
+   */
+  quickStartEligible: boolean;
+  /** The projects the user sees, for the top bar's selector (empty until loaded, or when signed out). */
+  projects: Project[];
+  /** The project chosen in the selector, or null for all projects. */
+  selectedProject: string | null;
+  selectProject(key: string | null): void;
   shell: ShellContext;
 }
 
@@ -74,6 +88,15 @@ export function useStartup(): Session {
     !firstFailed && !secondFailed && (!firstDone || (secondEnabled && second.some((q) => q.isPending)));
 
   const userData = user.data ?? null;
+  const [chosenProject, setChosenProject] = useState(readSelectedProject);
+  const projects = useQuery({ ...projectsQueryOptions(), enabled: userData !== null });
+  const selectProject = useCallback((key: string | null) => {
+    storeSelectedProject(key);
+    setChosenProject(key);
+  }, []);
+  const projectList = projects.data ?? [];
+  const selectedProject =
+    chosenProject !== null && projectList.some((p) => p.project_key === chosenProject) ? chosenProject : null;
   const licenseType: LicenseType =
     license.data?.type ?? entitlements.data?.licenseType ?? general.data?.licenseType ?? NO_LICENSE;
   const featureFlags = useMemo(
@@ -81,6 +104,10 @@ export function useStartup(): Session {
     [features.data],
   );
   const flavour = general.data?.flavour ?? DEFAULT_FLAVOUR;
+  // Step 3 runs after steps 1 and 2: the cloud-trial flag, then the quick-start initialisation.
+  const stepThree = !loading && !firstFailed && !secondFailed;
+  const cloudTrial = stepThree && flavour.cloud && flavour.trial;
+  const admin = userData?.admin ?? false;
   return {
     loading,
     failed: firstFailed || secondFailed,
@@ -94,11 +121,19 @@ export function useStartup(): Session {
     onboarding: onboarding.data,
     canUseConsole,
     licenseType,
+    cloudTrial,
+    quickStartEligible: cloudTrial && admin,
+    projects: projectList,
+    selectedProject,
+    selectProject,
     shell: shellContext({
       signedIn: userData !== null,
-      admin: userData?.admin ?? false,
-      projectAdmin: userData?.projectAdmin ?? false,
-      projectSelected: false,
+      admin,
+      // spec 000 §6: admins and project administrators can administer projects.
+      projectAdmin: admin || (userData?.projectAdmin ?? false),
+      projectSelected: selectedProject !== null,
+      selectedProject,
+      profileAttention: userData ? profileAttentionOf(userData) : null,
       flavour,
       licenseType,
       features: featureFlags,

@@ -4,8 +4,11 @@ import {
   chooseLogo,
   defaultPath,
   homePath,
+  jenkinsRedirectPath,
   pageTitle,
+  profileAttentionOf,
   shellContext,
+  sidebarItems,
   sidebarNames,
   userMenuItems,
 } from './shellRules.ts';
@@ -67,13 +70,52 @@ describe('spec 000 §2, §6 user menu visibility table', () => {
 });
 
 describe('spec 000 §2 sidebars, §4 redirects, logo and title', () => {
-  it('two-sidebar rule: project admin with a selected project gets project settings', () => {
-    expect(sidebarNames(shellContext({ projectAdmin: true, projectSelected: true }))).toEqual([
-      'application',
-      'projectSettings',
+  const sidebarTable: { who: string; projectAdmin: boolean; selected: string | null; names: string[] }[] = [
+    {
+      who: 'project admin, project selected',
+      projectAdmin: true,
+      selected: 'web',
+      names: ['application', 'projectSettings'],
+    },
+    {
+      who: 'project admin, all projects',
+      projectAdmin: true,
+      selected: null,
+      names: ['application', 'administration'],
+    },
+    {
+      who: 'regular user, project selected',
+      projectAdmin: false,
+      selected: 'web',
+      names: ['application', 'administration'],
+    },
+    {
+      who: 'regular user, all projects',
+      projectAdmin: false,
+      selected: null,
+      names: ['application', 'administration'],
+    },
+  ];
+  for (const c of sidebarTable)
+    it(`two-sidebar rule: ${c.who} → ${c.names.join(' + ')}`, () => {
+      const ctx = shellContext({
+        signedIn: true,
+        projectAdmin: c.projectAdmin,
+        projectSelected: c.selected !== null,
+        selectedProject: c.selected,
+      });
+      expect(sidebarNames(ctx)).toEqual(c.names);
+    });
+
+  it("project settings sidebar: the selected project's general and members screens; all projects for admins", () => {
+    const base = { signedIn: true, projectAdmin: true, projectSelected: true, selectedProject: 'web app' };
+    expect(sidebarItems('projectSettings', shellContext(base)).map((i) => [i.label, i.to])).toEqual([
+      ['General', '/project-settings/web%20app'],
+      ['Members', '/project-settings/web%20app/members'],
     ]);
-    expect(sidebarNames(shellContext({ projectAdmin: true }))).toEqual(['application', 'administration']);
-    expect(sidebarNames(shellContext({ admin: true }))).toEqual(['application', 'administration']);
+    expect(
+      sidebarItems('projectSettings', shellContext({ ...base, admin: true })).map((i) => i.label),
+    ).toEqual(['General', 'Members', 'All projects']);
   });
 
   it('home: packages, or repos/tree/General on a lightweight instance; default: admins topology, users packages', () => {
@@ -103,4 +145,54 @@ describe('spec 000 §2 sidebars, §4 redirects, logo and title', () => {
   it('page title is "{route title} - {server name}"', () => {
     expect(pageTitle('Packages', 'Acme Artifacts')).toBe('Packages - Acme Artifacts');
   });
+});
+
+describe('spec 000 §4: old hash-based build links → jenkinsRedirect=true', () => {
+  const table: [string, string | null][] = [
+    ['#/builds/my-job/12', '/builds/my-job/12?jenkinsRedirect=true'],
+    ['#/builds/my-job/12/', '/builds/my-job/12?jenkinsRedirect=true'],
+    [
+      '#/builds/my%20job/12/1700000000000/published',
+      '/builds/my%20job/12/1700000000000/published?jenkinsRedirect=true',
+    ],
+    ['#/builds/my-job', '/builds/my-job?jenkinsRedirect=true'],
+    ['#/builds', '/builds?jenkinsRedirect=true'],
+    ['#builds/my-job/3', '/builds/my-job/3?jenkinsRedirect=true'],
+    ['#!/builds/my-job/3', '/builds/my-job/3?jenkinsRedirect=true'],
+    ['#/builds/my-job/3?tab=modules', '/builds/my-job/3?tab=modules&jenkinsRedirect=true'],
+    ['#/artifacts/browse/tree/General/libs', null],
+    ['#/buildsx/1', null],
+    ['#learning-center', null],
+    ['', null],
+  ];
+  for (const [hash, to] of table)
+    it(`${JSON.stringify(hash)} → ${to ?? 'no redirect'}`, () => {
+      expect(jenkinsRedirectPath(hash)).toBe(to);
+    });
+});
+
+describe('spec 000 §6: the extra profile item goes before the last item when the profile flags say so', () => {
+  const flags = (over: Partial<Parameters<typeof profileAttentionOf>[0]>) => ({
+    existsInDB: true,
+    profileUpdatable: true,
+    requireProfilePassword: false,
+    requireProfileUnlock: false,
+    ...over,
+  });
+  const table: [string, Parameters<typeof profileAttentionOf>[0], string | null][] = [
+    ['nothing required', flags({}), null],
+    ['password required', flags({ requireProfilePassword: true }), 'Set Profile Password'],
+    ['unlock required', flags({ requireProfileUnlock: true }), 'Unlock Profile'],
+    ['both required', flags({ requireProfilePassword: true, requireProfileUnlock: true }), 'Unlock Profile'],
+    ['not in the database', flags({ existsInDB: false, requireProfileUnlock: true }), null],
+    ['not updatable', flags({ profileUpdatable: false, requireProfilePassword: true }), null],
+  ];
+  for (const [why, user, label] of table)
+    it(`${why} → ${label ?? 'no extra item'}`, () => {
+      const labels = userMenuItems(
+        shellContext({ signedIn: true, profileAttention: profileAttentionOf(user) }),
+      ).map((i) => i.label);
+      if (label === null) expect(labels).toEqual(['Set Me Up', 'Edit Profile', 'Logout']);
+      else expect(labels).toEqual(['Set Me Up', 'Edit Profile', label, 'Logout']);
+    });
 });

@@ -17,11 +17,31 @@ export interface ShellContext {
   projectAdmin: boolean;
   /** A specific project is selected in the project context. */
   projectSelected: boolean;
+  /** Its key, when one is selected. */
+  selectedProject: string | null;
   flavour: Flavour;
   licenseType: LicenseType;
   features: FeaturesConfig;
   /** The session's manage-subscription URL (spec 000 §6). */
   manageSubscriptionUrl: string | null;
+  /**
+   * spec 000 §6: the user data says the profile exists, is updatable and requires a password or an unlock
+   * (existsInDB, profileUpdatable, requireProfilePassword, requireProfileUnlock combined).
+   */
+  profileAttention: 'password' | 'unlock' | null;
+}
+
+/** spec 000 §6 profile flags → the extra profile item's kind, or null when there is none. */
+export function profileAttentionOf(user: {
+  existsInDB: boolean;
+  profileUpdatable: boolean;
+  requireProfilePassword: boolean;
+  requireProfileUnlock: boolean;
+}): ShellContext['profileAttention'] {
+  if (!user.existsInDB || !user.profileUpdatable) return null;
+  if (user.requireProfileUnlock) return 'unlock';
+  if (user.requireProfilePassword) return 'password';
+  return null;
 }
 
 export const DEFAULT_FLAVOUR: Flavour = {
@@ -38,10 +58,12 @@ export function shellContext(partial: Partial<ShellContext> = {}): ShellContext 
     admin: false,
     projectAdmin: false,
     projectSelected: false,
+    selectedProject: null,
     flavour: DEFAULT_FLAVOUR,
     licenseType: NO_LICENSE,
     features: { ...FEATURE_FLAG_DEFAULTS },
     manageSubscriptionUrl: null,
+    profileAttention: null,
     ...partial,
   };
 }
@@ -147,9 +169,19 @@ export const USER_MENU: readonly UserMenuItem[] = [
 /** The user menu a signed-in user sees (spec 000 §2, §6); the subscription item takes the session's URL. */
 export function userMenuItems(ctx: ShellContext): UserMenuItem[] {
   if (!ctx.signedIn) return [];
-  return USER_MENU.filter((item) => isItemVisible(item, ctx)).map((item) =>
+  const items = USER_MENU.filter((item) => isItemVisible(item, ctx)).map((item) =>
     item.key === 'subscription' ? { ...item, to: ctx.manageSubscriptionUrl ?? undefined } : item,
   );
+  // spec 000 §6: the extra profile item goes before the last item.
+  if (ctx.profileAttention) {
+    const extra: UserMenuItem = {
+      key: 'profile-attention',
+      label: ctx.profileAttention === 'unlock' ? 'Unlock Profile' : 'Set Profile Password',
+      to: PROFILE_PATH,
+    };
+    items.splice(items.length - 1, 0, extra);
+  }
+  return items;
 }
 
 export interface SidebarItem extends MenuItemRule {
@@ -158,6 +190,8 @@ export interface SidebarItem extends MenuItemRule {
   to: string;
   /** Paths below this one belong to the item too (for the selected state and the hidden-path guard). */
   prefix?: string;
+  /** Only the path itself selects the item (not the paths below it). */
+  exact?: boolean;
 }
 
 /** spec 000 §2 application sidebar. */
@@ -199,10 +233,18 @@ export const ADMINISTRATION_MENU: readonly SidebarItem[] = [
   { key: 'topology', label: 'Topology', to: '/topology-teaser', adminOnly: true, hiddenOnLightweight: true },
 ];
 
+/** The project settings screens of one project. */
+export const projectSettingsPath = (key: string, section: 'general' | 'members' = 'general') =>
+  `/project-settings/${encodeURIComponent(key)}${section === 'members' ? '/members' : ''}`;
+
 /** spec 000 §2 project settings sidebar (for a project administrator with a project selected). */
-export const PROJECT_SETTINGS_MENU: readonly SidebarItem[] = [
-  { key: 'projects', label: 'Projects', to: '/admin/projects/list' },
-];
+export function projectSettingsMenu(projectKey: string): SidebarItem[] {
+  return [
+    { key: 'project-general', label: 'General', to: projectSettingsPath(projectKey), exact: true },
+    { key: 'project-members', label: 'Members', to: projectSettingsPath(projectKey, 'members') },
+    { key: 'projects', label: 'All projects', to: '/admin/projects/list', adminOnly: true },
+  ];
+}
 
 export type SidebarName = 'application' | 'administration' | 'projectSettings';
 
@@ -211,7 +253,7 @@ export type SidebarName = 'application' | 'administration' | 'projectSettings';
  * project settings sidebars; everyone else the application and administration sidebars.
  */
 export function sidebarNames(ctx: ShellContext): [SidebarName, SidebarName] {
-  return ctx.projectAdmin && ctx.projectSelected
+  return ctx.projectAdmin && ctx.projectSelected && ctx.selectedProject !== null
     ? ['application', 'projectSettings']
     : ['application', 'administration'];
 }
@@ -222,7 +264,9 @@ export function sidebarItems(name: SidebarName, ctx: ShellContext): SidebarItem[
       ? APPLICATION_MENU
       : name === 'administration'
         ? ADMINISTRATION_MENU
-        : PROJECT_SETTINGS_MENU;
+        : ctx.selectedProject
+          ? projectSettingsMenu(ctx.selectedProject)
+          : [];
   return all.filter((item) => isItemVisible(item, ctx));
 }
 
@@ -288,4 +332,17 @@ export function pageTitle(routeTitle: string, serverName: string | undefined): s
 /** spec 000 §2 help menu: Documentation has one link for the container-registry-only flavour, another otherwise. */
 export function documentationUrl(flavour: Flavour): string {
   return flavour.registryOnly ? '/api/docs/#/oci' : '/api/docs/';
+}
+
+/**
+ * spec 000 §4 route guard: old hash-based build links (`…/#/builds/{name}/{number}…`, as CI servers such as
+ * Jenkins print them) go to the builds path with `jenkinsRedirect=true`. Null for any other hash.
+ */
+export function jenkinsRedirectPath(hash: string): string | null {
+  const match = /^#!?\/?builds(\/[^?]*)?(?:\?(.*))?$/.exec(hash);
+  if (!match) return null;
+  const rest = (match[1] ?? '').replace(/\/+$/, '');
+  const query = new URLSearchParams(match[2] ?? '');
+  query.set('jenkinsRedirect', 'true');
+  return `/builds${rest}?${query}`;
 }

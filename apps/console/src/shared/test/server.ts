@@ -59,6 +59,10 @@ export const startupHandlers = [
     }),
   ),
   http.get(apiUrl('system/onboarding'), () => HttpResponse.json({ completed: false, completedAt: null })),
+  http.get(apiUrl('system/loginConfig'), () =>
+    HttpResponse.json({ ssoLoginUrl: null, autoRedirectLogin: false, samlLogoutUrl: null }),
+  ),
+  http.get(apiUrl('projects'), () => HttpResponse.json([])),
 ];
 
 /** The MSW server the console tests answer requests with; each test adds the handlers it needs. */

@@ -21,8 +21,10 @@ import {
 } from 'antd';
 import {
   generalConfigQueryOptions,
+  loginConfigQueryOptions,
   useRemoveLogo,
   useUpdateGeneralConfig,
+  useUpdateLoginConfig,
   useUploadLogo,
 } from '../queries.ts';
 
@@ -109,6 +111,7 @@ export function GeneralConfigPage() {
           </Button>
         </Form>
       </Card>
+      <SingleSignOnCard />
       <Card title={<h2 className="card-heading">Custom logo</h2>}>
         <Flex vertical gap="middle" align="start">
           {c.logoUrl ? (
@@ -145,5 +148,85 @@ export function GeneralConfigPage() {
         </Flex>
       </Card>
     </Flex>
+  );
+}
+
+interface SsoValues {
+  ssoLoginUrl: string;
+  autoRedirectLogin: boolean;
+  samlLogoutUrl: string;
+}
+
+const orNull = (value: string) => (value.trim() === '' ? null : value.trim());
+
+/** Sign-in routing the login page follows (spec 000 §4 route guard: auto-redirect SSO, SAML logout URL). */
+function SingleSignOnCard() {
+  const config = useQuery(loginConfigQueryOptions());
+  const update = useUpdateLoginConfig();
+  const { message } = App.useApp();
+  if (config.isPending) return null;
+  if (config.isError)
+    return (
+      <Alert
+        type="error"
+        showIcon
+        title="Could not load the sign-in settings"
+        description={config.error.message}
+      />
+    );
+  const c = config.data;
+  return (
+    <Card title={<h2 className="card-heading">Single sign-on</h2>}>
+      <Form<SsoValues>
+        layout="vertical"
+        initialValues={{
+          ssoLoginUrl: c.ssoLoginUrl ?? '',
+          autoRedirectLogin: c.autoRedirectLogin,
+          samlLogoutUrl: c.samlLogoutUrl ?? '',
+        }}
+        onFinish={(values) =>
+          update.mutate(
+            {
+              ssoLoginUrl: orNull(values.ssoLoginUrl),
+              autoRedirectLogin: values.autoRedirectLogin,
+              samlLogoutUrl: orNull(values.samlLogoutUrl),
+            },
+            { onSuccess: () => message.success('Sign-in settings saved') },
+          )
+        }
+        style={{ maxWidth: 560 }}
+      >
+        <Form.Item
+          label="SSO sign-in URL"
+          name="ssoLoginUrl"
+          extra="The login page offers “Sign in with SSO” to this address."
+          rules={[{ type: 'url', message: 'Enter an http or https URL' }]}
+        >
+          <Input placeholder="https://idp.example.com/sso/start" />
+        </Form.Item>
+        <Form.Item
+          label="Send visitors straight to SSO"
+          name="autoRedirectLogin"
+          valuePropName="checked"
+          extra="Needs the SSO sign-in URL. The local form stays reachable at /ui/login?noAutoRedirect."
+        >
+          <Switch />
+        </Form.Item>
+        <Form.Item
+          label="SAML logout URL"
+          name="samlLogoutUrl"
+          extra="Where SAML users go after signing out, so the identity provider ends its session too."
+          rules={[{ type: 'url', message: 'Enter an http or https URL' }]}
+        >
+          <Input placeholder="https://idp.example.com/slo" />
+        </Form.Item>
+        {update.isError && (
+          <Alert type="error" showIcon title={update.error.message} style={{ marginBottom: 16 }} />
+        )}
+        <Button type="primary" htmlType="submit" loading={update.isPending}>
+          Save sign-in settings
+        </Button>
+      </Form>
+    </Card>
   );
 }

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Checkbox, Divider, Flex, Form, Input, Typography } from 'antd';
 import { useEffect, useRef } from 'react';
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import { destinationAfterLogin } from '../../../shared/session/pathAfterLogin.ts';
@@ -9,8 +9,11 @@ import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
 import { PageLoading } from '../../../shared/session/RequireSignIn.tsx';
 import { useAfterLogin } from '../hooks/useAfterLogin.ts';
 import {
+  autoRedirectTarget,
   isCredentialsExpired,
+  loginConfigQueryOptions,
   loginRelatedDataQueryOptions,
+  samlLogoutTarget,
   useLoginMutation,
   useLogoutMutation,
 } from '../queries.ts';
@@ -24,30 +27,66 @@ interface LoginForm {
 /** spec 000 §2 login: username and password, remember-me (on by default), SSO and OAuth provider links. */
 export function LoginPage() {
   const [params] = useSearchParams();
+  const location = useLocation();
   const logoutRequested = params.has('logout');
   if (logoutRequested) return <SignOut />;
-  return <SignIn redirectTo={params.get('redirectTo')} />;
+  const signedOut = (location.state as { signedOut?: boolean } | null)?.signedOut === true;
+  return (
+    <SignIn
+      redirectTo={params.get('redirectTo')}
+      signedOut={signedOut}
+      noAutoRedirect={params.has('noAutoRedirect')}
+    />
+  );
 }
 
-/** spec 000 §4 route guard: entering login with the logout flag clears the session, then shows the form. */
+/**
+ * spec 000 §4 route guard: entering login with the logout flag clears the session, then shows the form; a
+ * SAML user is sent on to the SAML logout URL instead.
+ */
 function SignOut() {
   const logout = useLogoutMutation();
   const navigate = useNavigate();
+  const current = useQuery(currentUserQueryOptions());
+  const config = useQuery(loginConfigQueryOptions());
   const started = useRef(false);
+  const ready = !current.isPending && !config.isPending;
   useEffect(() => {
-    if (started.current) return;
+    if (!ready || started.current) return;
     started.current = true;
+    // Read before signing out: the sign-out forgets every query.
+    const samlLogout = samlLogoutTarget(current.data, config.data);
     logout.mutate(undefined, {
-      onSettled: () => navigate('/login', { replace: true }),
+      onSettled: () => {
+        if (samlLogout) window.location.assign(samlLogout);
+        else navigate('/login', { replace: true, state: { signedOut: true } });
+      },
     });
-  }, [logout, navigate]);
+  }, [ready, current.data, config.data, logout, navigate]);
   return <PageLoading label="Signing out…" />;
 }
 
-function SignIn({ redirectTo }: { redirectTo: string | null }) {
+/** spec 000 §4 route guard: auto-redirect SSO sends the visitor to the SSO provider (a full page load). */
+function SsoRedirect({ to }: { to: string }) {
+  useEffect(() => {
+    window.location.assign(to);
+  }, [to]);
+  return <PageLoading label="Redirecting to single sign-on…" />;
+}
+
+function SignIn({
+  redirectTo,
+  signedOut,
+  noAutoRedirect,
+}: {
+  redirectTo: string | null;
+  signedOut: boolean;
+  noAutoRedirect: boolean;
+}) {
   const navigate = useNavigate();
   const current = useQuery(currentUserQueryOptions());
   const related = useQuery(loginRelatedDataQueryOptions());
+  const config = useQuery(loginConfigQueryOptions());
   const login = useLoginMutation();
   const afterLogin = useAfterLogin();
   const [form] = Form.useForm<LoginForm>();
@@ -56,6 +95,8 @@ function SignIn({ redirectTo }: { redirectTo: string | null }) {
   if (current.data && !login.isPending && !login.isSuccess) {
     return <Navigate to={destinationAfterLogin({ redirectTo, admin: current.data.admin })} replace />;
   }
+  const sso = autoRedirectTarget(config.data, { signedOut, noAutoRedirect });
+  if (current.data === null && sso) return <SsoRedirect to={sso} />;
 
   const view = related.data;
   const onFinish = (values: LoginForm) => {
@@ -77,6 +118,7 @@ function SignIn({ redirectTo }: { redirectTo: string | null }) {
   };
 
   const providers = view?.oauthProviders ?? [];
+  const ssoLink = view?.ssoProviderLink || config.data?.ssoLoginUrl || null;
   return (
     <>
       <title>Sign in - Granary</title>
@@ -117,14 +159,14 @@ function SignIn({ redirectTo }: { redirectTo: string | null }) {
           New here? <Link to="/login/registration">Create an account</Link>
         </Typography.Paragraph>
       )}
-      {(view?.ssoProviderLink || providers.length > 0) && (
+      {(ssoLink || providers.length > 0) && (
         <>
           <Divider plain>
             <Typography.Text type="secondary">or</Typography.Text>
           </Divider>
           <Flex vertical gap="small">
-            {view?.ssoProviderLink && (
-              <Button block href={view.ssoProviderLink}>
+            {ssoLink && (
+              <Button block href={ssoLink}>
                 Sign in with SSO
               </Button>
             )}

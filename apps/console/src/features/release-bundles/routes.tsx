@@ -1,0 +1,23 @@
+import type { RouteObject } from 'react-router';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
+import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+
+const BundlesPage = lazyPage(() => import('./pages/BundlesPage.tsx'), 'BundlesPage');
+
+const page = (path: string, element: React.ReactNode, title: string): RouteObject => ({
+  path,
+  element,
+  errorElement: <RouteErrorBoundary />,
+  handle: { title },
+});
+
+/**
+ * spec 000 §2, 001 §2: the distribution main route (the old bundles path) and the release bundles route, each
+ * with a child /{activeTab}. The redirects are in BundlesPage (rules.ts). Mounted behind sign-in.
+ */
+export const releaseBundlesRoutes: RouteObject[] = [
+  page('bundles', <BundlesPage area="distribution" />, 'Distribution'),
+  page('bundles/:activeTab/*', <BundlesPage area="distribution" />, 'Distribution'),
+  page('release-bundles', <BundlesPage area="releaseBundles" />, 'Release Bundles'),
+  page('release-bundles/:activeTab/*', <BundlesPage area="releaseBundles" />, 'Release Bundles'),
+];
