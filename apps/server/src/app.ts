@@ -17,7 +17,7 @@ import { registerAccessAuthentication, registerAccessRoutes } from './modules/ac
 import { registerRepositories } from './modules/repositories/index.ts';
 import { registerSystem } from './modules/system/index.ts';
 import { readVersion } from './modules/system/version.ts';
-import { type BlobStore, createBlobStore } from './platform/blobs/index.ts';
+import { BlobCache, type BlobStore, createBlobStore } from './platform/blobs/index.ts';
 import { type Database, openDatabase } from './platform/db/index.ts';
 import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
@@ -31,6 +31,8 @@ export interface Platform {
   config: Config;
   database: Database;
   blobs: BlobStore;
+  /** The most-read small blobs in memory (GRANARY_BLOB_CACHE_BYTES). */
+  blobCache: BlobCache;
   outbound: OutboundClient;
   logging: Logging;
 }
@@ -103,7 +105,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       },
       routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     }).withTypeProvider<ZodTypeProvider>();
-    app.decorate('granary', { config, database, blobs, outbound, logging });
+    const blobCache = new BlobCache(blobs, config.blobCacheBytes);
+    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging });
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });

@@ -24,6 +24,7 @@ const SETTINGS = {
   logMaxFiles: { env: 'GRANARY_LOG_MAX_FILES', yaml: 'logMaxFiles' },
   logStdout: { env: 'GRANARY_LOG_STDOUT', yaml: 'logStdout' },
   bodyLimitBytes: { env: 'GRANARY_BODY_LIMIT_BYTES', yaml: 'bodyLimitBytes' },
+  blobCacheBytes: { env: 'GRANARY_BLOB_CACHE_BYTES', yaml: 'blobCacheBytes' },
   shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
   consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
   trustProxy: { env: 'GRANARY_TRUST_PROXY', yaml: 'trustProxy' },
@@ -75,6 +76,8 @@ export const configSchema = z.object({
   logMaxFiles: integer(1, 1000).default(10),
   logStdout: boolean.default(true),
   bodyLimitBytes: integer(1024, 2 ** 40).default(10 * 1024 * 1024),
+  /** Memory for the most-read small blobs (each ≤ 4 MiB), served without a disk or S3 read; 0 turns it off. */
+  blobCacheBytes: integer(0, 2 ** 40).default(128 * 1024 * 1024),
   shutdownTimeoutMs: integer(0, 600_000).default(30_000),
   consoleDir: z.string().optional(),
   /**

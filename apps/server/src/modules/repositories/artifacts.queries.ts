@@ -25,6 +25,57 @@ export async function findArtifact(
   return rows[0];
 }
 
+/**
+ * Artifact rows the read path looked up, per database, for a second (other nodes' changes show
+ * within that). Any change to artifacts on this node — at the statement and again once its
+ * transaction has committed (`artifactsChanged`) — drops them all, so this node never serves a
+ * row it has itself replaced or deleted.
+ */
+const READ_CACHE_TTL_MS = 1_000;
+const READ_CACHE_MAX = 50_000;
+let generation = 0;
+const readCache = new WeakMap<
+  object,
+  Map<string, { gen: number; at: number; row: ArtifactRow | undefined }>
+>();
+
+export function artifactsChanged(): void {
+  generation += 1;
+}
+
+/** A transaction that changes artifacts: the read cache is dropped again once it has committed. */
+export async function changeArtifacts<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction((tx) => fn(tx as unknown as Db));
+  } finally {
+    artifactsChanged();
+  }
+}
+
+/** `findArtifact` for the hot read path (GET/HEAD of files), through the read cache. */
+export async function findArtifactForRead(
+  db: Db,
+  repositoryId: string,
+  path: string,
+): Promise<ArtifactRow | undefined> {
+  let byKey = readCache.get(db);
+  if (!byKey) {
+    byKey = new Map();
+    readCache.set(db, byKey);
+  }
+  const key = `${repositoryId}\u0000${path}`;
+  const now = Date.now();
+  const hit = byKey.get(key);
+  if (hit && hit.gen === generation && now - hit.at < READ_CACHE_TTL_MS) return hit.row;
+  const gen = generation;
+  const row = await findArtifact(db, repositoryId, path);
+  if (gen === generation) {
+    if (byKey.size >= READ_CACHE_MAX) byKey.clear();
+    byKey.set(key, { gen, at: now, row });
+  }
+  return row;
+}
+
 /** Every file below a folder, by path (at most `limit`). */
 export async function listArtifactsBelow(
   db: Executor,
@@ -72,6 +123,7 @@ export async function folderExists(db: Executor, repositoryId: string, folder: s
 
 /** Inserts or replaces the artifact at its path in one statement: concurrent writers leave one whole row. */
 export async function upsertArtifact(db: Executor, row: ArtifactInsert): Promise<ArtifactRow> {
+  artifactsChanged();
   const now = new Date();
   const [stored] = await db
     .insert(artifacts)
@@ -100,6 +152,7 @@ export async function deleteArtifactsAt(
   repositoryId: string,
   path: string,
 ): Promise<ArtifactRow[]> {
+  artifactsChanged();
   return db
     .delete(artifacts)
     .where(
@@ -117,6 +170,7 @@ export async function setArtifactProperties(
   properties: Record<string, string[]>,
   by: string,
 ): Promise<void> {
+  artifactsChanged();
   await db
     .update(artifacts)
     .set({ properties, modifiedAt: new Date(), modifiedBy: by })
@@ -182,6 +236,7 @@ export async function binariesUsage(db: Db): Promise<{ count: number; size: numb
 
 /** Marks a remote's cached files at or below `path` stale (fetched_at cleared); how many were. */
 export async function expireCached(db: Executor, repositoryId: string, path: string): Promise<number> {
+  artifactsChanged();
   const rows = await db
     .update(artifacts)
     .set({ fetchedAt: null })
@@ -193,15 +248,18 @@ export async function expireCached(db: Executor, repositoryId: string, path: str
       ),
     )
     .returning({ id: artifacts.id });
+  artifactsChanged();
   return rows.length;
 }
 
 /** A cached file confirmed fresh by its upstream (304): fetched now. */
 export async function markFetched(db: Executor, id: number): Promise<ArtifactRow> {
+  artifactsChanged();
   const [row] = await db
     .update(artifacts)
     .set({ fetchedAt: new Date() })
     .where(eq(artifacts.id, id))
     .returning();
+  artifactsChanged();
   return row!;
 }

@@ -137,7 +137,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       const resolved = await resolveForRead(ctx, request.principal, path, {
         stream: !head && !request.headers.range && !request.headers['if-none-match'],
       });
-      if (resolved.kind === 'file') return sendArtifact(request, reply, ctx.blobs, resolved.artifact);
+      if (resolved.kind === 'file') return sendArtifact(request, reply, ctx, resolved.artifact);
       if (resolved.kind === 'stream') {
         inertHeaders(reply, path.name, mimeTypeOf(path.name));
         if (resolved.size !== undefined) reply.header('content-length', String(resolved.size));

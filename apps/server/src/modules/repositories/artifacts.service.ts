@@ -12,8 +12,10 @@ import {
 } from '../../platform/http/errors.ts';
 import {
   type ArtifactRow,
+  changeArtifacts,
   deleteArtifactsAt,
   findArtifact,
+  findArtifactForRead,
   findByChecksum,
   folderExists,
   listArtifactsBelow,
@@ -157,7 +159,7 @@ export async function deployArtifact(
   }
   const by = actorName(principal);
   const meta = input.metadata !== undefined ? input.metadata : await extractFor(ctx, repo, path.path, blob);
-  const artifact = await ctx.db.transaction(async (tx) => {
+  const artifact = await changeArtifacts(ctx.db, async (tx) => {
     if (input.noOverwrite && (await findArtifact(tx, repo.id, path.path)))
       throw new ConflictError(
         `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
@@ -237,7 +239,7 @@ interface ResolveOptions {
  * is taken locally, so no upstream may answer for it.
  */
 async function localHolds(ctx: RepositoriesContext, repo: RepoConfig, path: string, depth: number) {
-  if (repo.rclass === 'local') return !!(await findArtifact(ctx.db, repo.id, path));
+  if (repo.rclass === 'local') return !!(await findArtifactForRead(ctx.db, repo.id, path));
   if (repo.rclass !== 'virtual' || depth >= MAX_VIRTUAL_DEPTH) return false;
   for (const name of repo.virtual?.repositories ?? []) {
     const member = await findRepository(ctx.db, name);
@@ -292,7 +294,7 @@ async function resolveIn(
   }
   if (repo.rclass === 'remote' && opts.localOnly) return null;
   if (!path.isRoot) {
-    const artifact = await findArtifact(ctx.db, repo.id, path.path);
+    const artifact = await findArtifactForRead(ctx.db, repo.id, path.path);
     if (
       artifact &&
       repo.rclass === 'remote' &&
@@ -325,7 +327,7 @@ export async function deleteArtifacts(
     throw new DomainError(405, 'METHOD_NOT_ALLOWED', 'Delete from the member repository');
   await authorize(ctx, principal, 'delete', repo, path.path);
   const by = actorName(principal);
-  const deleted = await ctx.db.transaction(async (tx) => {
+  const deleted = await changeArtifacts(ctx.db, async (tx) => {
     const rows = await deleteArtifactsAt(tx, repo.id, path.path);
     await unindexPaths(
       tx,
@@ -396,7 +398,7 @@ export async function changeProperties(
   if (repo.rclass === 'virtual') throw new InvalidError('Properties are set on the member repository');
   await authorize(ctx, principal, 'annotate', repo, path.path);
   const by = actorName(principal);
-  await ctx.db.transaction(async (tx) => {
+  await changeArtifacts(ctx.db, async (tx) => {
     const single = path.isRoot ? undefined : await findArtifact(tx, repo.id, path.path);
     const rows = single ? [single] : await listArtifactsBelow(tx, repo.id, path.path);
     if (rows.length === 0) throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
@@ -474,7 +476,7 @@ export async function copyOrMove(
   // Packages travel with their files: the destination's format indexes what it recognises.
   const metas = new Map<string, PackageMetadata | null>();
   for (const { row, target } of plan) metas.set(target, await extractFor(ctx, dest.repo, target, row));
-  await ctx.db.transaction(async (tx) => {
+  await changeArtifacts(ctx.db, async (tx) => {
     for (const { row, target } of plan) {
       await unindexPaths(tx, dest.repo.id, [target]);
       await indexStored(tx, dest.repo, target, row, metas.get(target) ?? null);

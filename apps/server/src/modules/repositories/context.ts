@@ -1,7 +1,7 @@
 import type { PermissionAction } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { FormatRegistry } from '../../formats/registry.ts';
-import type { BlobStore } from '../../platform/blobs/index.ts';
+import type { BlobCache, BlobStore } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
@@ -16,6 +16,7 @@ import type { RepoConfig } from './repositories.service.ts';
 export interface RepositoriesContext {
   db: Db;
   blobs: BlobStore;
+  blobCache: BlobCache;
   outbound: OutboundClient;
   formats: FormatRegistry;
   authorizer: Authorizer;

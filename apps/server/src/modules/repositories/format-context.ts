@@ -81,6 +81,7 @@ function formatRepository(repo: RepoConfig): FormatRepository {
       repositories: [...repo.virtual.repositories],
       defaultDeploymentRepo: repo.virtual.defaultDeploymentRepo ?? undefined,
     },
+    maven: repo.maven && { ...repo.maven },
   };
 }
 
@@ -160,13 +161,18 @@ export function createFormatContext(
       return (await listArtifactsBelow(ctx.db, repo.id, parse(folder).path)).map((r) => toFormatFile(ctx, r));
     },
     async deploy(path, source, opts: DeployOptions = {}) {
+      // A regenerated index document is the server's: the caller's write permission is checked here,
+      // replacing the previous one needs no delete permission.
+      if (opts.regenerated) await self.authorize('write', path);
       const { artifact } = await deployArtifact(
         ctx,
-        principal,
+        opts.regenerated
+          ? { id: principal?.id ?? '', name: principal?.name ?? 'anonymous', admin: true }
+          : principal,
         parse(path),
         {
           expected: opts.expected ?? {},
-          byChecksum: false,
+          byChecksum: opts.byChecksum ?? false,
           properties: opts.properties ?? {},
           noOverwrite: opts.noOverwrite,
           metadata: opts.metadata,
@@ -213,7 +219,7 @@ export function createFormatContext(
         ? pathOrUrl
         : `${remote.url.replace(/\/+$/, '')}/${pathOrUrl.replace(/^\/+/, '')}`;
       const headers: Record<string, string> = { ...init.headers };
-      if (remote.username && sameOrigin(url, remote.url))
+      if (remote.username && sameOrigin(url, remote.url) && !headers.authorization)
         headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
       let res: Awaited<ReturnType<typeof ctx.outbound.fetch>>;
       try {
@@ -240,7 +246,7 @@ export function createFormatContext(
     async send(replyTo, file) {
       const row = rows.get(file);
       if (!row) throw new Error('send(): not a file this context handed out');
-      return sendArtifact(request, replyTo, ctx.blobs, row);
+      return sendArtifact(request, replyTo, ctx, row);
     },
     async login(name, password) {
       const found = await ctx.credentials.login(request, name, password, repo.packageType);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '../../app.ts';
 import type { FormatRegistry } from '../../formats/registry.ts';
 import { clientCredentials } from '../access/client-credentials.service.ts';
@@ -9,11 +9,15 @@ import type { RepositoriesContext } from './context.ts';
 import { createFormatContext } from './format-context.ts';
 import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
-import { ensureDefaultRepository, findRepository } from './repositories.service.ts';
+import { ensureDefaultRepository, findRepository, listRepositories } from './repositories.service.ts';
 import { storageRoutes } from './storage.routes.ts';
 import { uiRoutes } from './ui.routes.ts';
 
 export type { RepositoriesContext } from './context.ts';
+
+/** Who the server's own jobs act as (formats' `contexts(…, { system: true })`): every permission, recorded as `_system`. */
+const SYSTEM_PRINCIPAL = { id: '00000000-0000-0000-0000-000000000000', name: '_system', admin: true };
+
 export { RepoPath } from './repo-path.ts';
 
 declare module 'fastify' {
@@ -32,6 +36,7 @@ export async function registerRepositories(
   const ctx: RepositoriesContext = {
     db: platform.database.db,
     blobs: platform.blobs,
+    blobCache: platform.blobCache,
     outbound: platform.outbound,
     formats,
     authorizer: access.authorizer,
@@ -61,10 +66,25 @@ export async function registerRepositories(
     return format?.errorBody?.(error, reply);
   });
   for (const format of formats.list())
-    await format.routes?.(app, async (request, reply, repoKey) => {
-      const repo = await findRepository(ctx.db, repoKey);
-      return repo ? createFormatContext(ctx, app, request, reply, repo, request.principal) : null;
-    });
+    await format.routes?.(
+      app,
+      Object.assign(
+        async (
+          request: FastifyRequest,
+          reply: FastifyReply,
+          repoKey: string,
+          opts?: { system?: boolean },
+        ) => {
+          const repo = await findRepository(ctx.db, repoKey);
+          const principal = opts?.system ? SYSTEM_PRINCIPAL : request.principal;
+          return repo ? createFormatContext(ctx, app, request, reply, repo, principal) : null;
+        },
+        {
+          repositoryKeys: async (packageType?: string) =>
+            (await listRepositories(ctx.db, { packageType }, formats)).map((r) => r.key),
+        },
+      ),
+    );
   await ensureDefaultRepository(ctx.db);
   return ctx;
 }

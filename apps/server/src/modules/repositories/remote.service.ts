@@ -3,7 +3,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
 import { publish } from '../../platform/events/index.ts';
 import { DomainError } from '../../platform/http/errors.ts';
-import { type ArtifactRow, markFetched, upsertArtifact } from './artifacts.queries.ts';
+import { type ArtifactRow, changeArtifacts, markFetched, upsertArtifact } from './artifacts.queries.ts';
 import type { RepositoriesContext } from './context.ts';
 import { extractFor, indexStored, unindexPaths } from './indexing.ts';
 import { mimeTypeOf } from './mime.ts';
@@ -244,7 +244,7 @@ export class RemoteFetcher {
     blob: Awaited<ReturnType<RepositoriesContext['blobs']['put']>>,
   ) {
     const meta = await extractFor(this.ctx(), repo, path, blob);
-    return this.ctx().db.transaction(async (tx) => {
+    return changeArtifacts(this.ctx().db, async (tx) => {
       await unindexPaths(tx, repo.id, [path]);
       await indexStored(tx, repo, path, blob, meta);
       const row = await upsertArtifact(tx, {

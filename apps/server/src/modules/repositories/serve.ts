@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BlobStore } from '../../platform/blobs/index.ts';
+import type { BlobCache, BlobStore } from '../../platform/blobs/index.ts';
 import { DomainError } from '../../platform/http/errors.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { isActiveContent, mimeTypeOf } from './mime.ts';
@@ -39,7 +39,7 @@ function etagMatches(header: string, artifact: ArtifactRow): boolean {
 export async function sendArtifact(
   request: FastifyRequest,
   reply: FastifyReply,
-  blobs: BlobStore,
+  store: { blobs: BlobStore; blobCache?: BlobCache },
   artifact: ArtifactRow,
 ): Promise<FastifyReply> {
   const name = artifact.path.split('/').at(-1) ?? '';
@@ -79,6 +79,17 @@ export async function sendArtifact(
     reply.header('content-length', String(size));
     return reply.code(200).send();
   }
+  // Small, often-read files come from memory: no file or S3 read per request.
+  const whole = await store.blobCache?.read(artifact.sha256, size);
+  if (whole) {
+    if (range) {
+      reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+      reply.code(206);
+      return reply.send(whole.subarray(range.start, range.end + 1));
+    }
+    return reply.code(200).send(whole);
+  }
+  const { blobs } = store;
   let stream: NodeJS.ReadableStream;
   if (range) {
     stream = await blobs.get(artifact.sha256, range);

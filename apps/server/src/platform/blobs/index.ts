@@ -4,6 +4,7 @@ import { FilesystemBlobStore } from './filesystem-blob-store.ts';
 import { TempArea } from './temp-area.ts';
 import type { BlobStore } from './types.ts';
 
+export { BLOB_CACHE_MAX_ENTRY_BYTES, BlobCache } from './blob-cache.ts';
 export { assertSha256, isSha256 } from './blob-path.ts';
 export { parseBlobStoreUrl, type S3Location } from './blob-store-url.ts';
 export { BlobNotFoundError, type ChecksumKind, ChecksumMismatchError } from './errors.ts';
