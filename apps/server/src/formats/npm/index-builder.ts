@@ -1,0 +1,332 @@
+import { createHash } from 'node:crypto';
+import semver from 'semver';
+import type { FormatContext } from '../sdk/format.ts';
+import { eventsFolder, metaFolder, remotePackumentPath, tarballPath, versionsFolder } from './names.ts';
+
+/** What was published for one version (`.npm/{name}/versions/{version}.json`), written once. */
+export interface VersionRecord {
+  manifest: Manifest;
+  /** dist-tags the publish set (`npm publish --tag`, default `latest`) */
+  tags: string[];
+  publishedAt: string;
+  publisher?: string;
+  readme?: string;
+  readmeFilename?: string;
+}
+
+/** A dist-tag change or a deprecation (`.npm/{name}/events/…json`), written once. */
+export type PackageEvent =
+  | { type: 'tag'; tag: string; version: string | null; at: string; by?: string }
+  | { type: 'deprecate'; version: string; message: string; at: string; by?: string };
+
+export type Manifest = Record<string, unknown> & {
+  name: string;
+  version: string;
+  dist?: Record<string, unknown> & { tarball?: string };
+  deprecated?: string;
+};
+
+/**
+ * A packument as Granary holds it: tarball URLs relative to the repository root
+ * (`pkg/-/pkg-1.0.0.tgz`), made absolute for the repository that serves it.
+ */
+export interface Packument {
+  name: string;
+  description?: string;
+  'dist-tags': Record<string, string>;
+  versions: Record<string, Manifest>;
+  time: Record<string, string>;
+  readme?: string;
+  readmeFilename?: string;
+  maintainers?: { name: string }[];
+  /** which stored state it was derived from; changes whenever anything does */
+  fingerprint: string;
+  /** a member of a virtual repository holding the name locally */
+  local: boolean;
+}
+
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+
+async function readJson<T>(open: () => Promise<NodeJS.ReadableStream>): Promise<T> {
+  const chunks: Buffer[] = [];
+  for await (const c of await open()) chunks.push(c as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}
+
+/** The highest version, preferring releases to prereleases (what `latest` falls back to). */
+export function highest(versions: string[]): string | undefined {
+  const valid = versions.filter((v) => semver.valid(v));
+  const releases = valid.filter((v) => !semver.prerelease(v));
+  return (releases.length ? releases : valid).sort(semver.compare).at(-1) ?? versions.at(-1);
+}
+
+/** Built packuments, reused while their stored state is unchanged (checked by fingerprint on every read). */
+const built = new Map<string, Packument>();
+const MAX_BUILT = 2000;
+
+function remember(key: string, p: Packument): Packument {
+  if (built.size >= MAX_BUILT) built.delete(built.keys().next().value!);
+  built.set(key, p);
+  return p;
+}
+
+/**
+ * A local repository's packument, derived from the version records and events stored for the name
+ * (null when no version is). Dist-tags replay publishes and tag events in time order; a tag left
+ * pointing at an unpublished version is dropped, and `latest` falls back to the highest version.
+ */
+export async function localPackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+  const files = (await ctx.listFiles(metaFolder(name))).filter(
+    (f) => f.path.startsWith(`${versionsFolder(name)}/`) || f.path.startsWith(`${eventsFolder(name)}/`),
+  );
+  if (!files.some((f) => f.path.startsWith(`${versionsFolder(name)}/`))) return null;
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const fingerprint = sha1(files.map((f) => `${f.path}\u0000${f.sha256}`).join('\n'));
+  const key = `L\u0000${ctx.repository.key}\u0000${name}`;
+  const hit = built.get(key);
+  if (hit?.fingerprint === fingerprint) return hit;
+
+  const records: VersionRecord[] = [];
+  const events: PackageEvent[] = [];
+  await Promise.all(
+    files.map(async (f) => {
+      try {
+        if (f.path.startsWith(`${versionsFolder(name)}/`))
+          records.push(await readJson<VersionRecord>(f.open));
+        else events.push(await readJson<PackageEvent>(f.open));
+      } catch (err) {
+        ctx.log.warn({ path: f.path, err: (err as Error).message }, 'unreadable npm metadata file skipped');
+      }
+    }),
+  );
+  const versions: Record<string, Manifest> = {};
+  const time: Record<string, string> = {};
+  const maintainers = new Set<string>();
+  for (const r of records) {
+    const v = r.manifest.version;
+    versions[v] = { ...r.manifest, dist: { ...r.manifest.dist, tarball: tarballPath(name, v) } };
+    time[v] = r.publishedAt;
+    if (r.publisher) maintainers.add(r.publisher);
+  }
+  const timeline: { at: string; apply: () => void }[] = [];
+  const tags: Record<string, string | null> = {};
+  for (const r of records)
+    timeline.push({
+      at: r.publishedAt,
+      apply: () => {
+        for (const t of r.tags) tags[t] = r.manifest.version;
+      },
+    });
+  for (const e of events)
+    timeline.push({
+      at: e.at,
+      apply: () => {
+        if (e.type === 'tag') tags[e.tag] = e.version;
+        else if (versions[e.version]) {
+          if (e.message) versions[e.version]!.deprecated = e.message;
+          else delete versions[e.version]!.deprecated;
+        }
+      },
+    });
+  timeline.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  for (const t of timeline) t.apply();
+  const distTags: Record<string, string> = {};
+  for (const [tag, v] of Object.entries(tags)) if (v && versions[v]) distTags[tag] = v;
+  if (!distTags.latest) distTags.latest = highest(Object.keys(versions))!;
+
+  const stamps = [...records.map((r) => r.publishedAt), ...events.map((e) => e.at)].sort();
+  const latest = records.find((r) => r.manifest.version === distTags.latest);
+  const withReadme = latest?.readme ? latest : records.find((r) => r.readme);
+  return remember(key, {
+    name,
+    description: typeof latest?.manifest.description === 'string' ? latest.manifest.description : undefined,
+    'dist-tags': distTags,
+    versions,
+    time: { created: stamps[0]!, modified: stamps.at(-1)!, ...time },
+    readme: withReadme?.readme,
+    readmeFilename: withReadme?.readmeFilename,
+    maintainers: [...maintainers].map((m) => ({ name: m })),
+    fingerprint,
+    local: true,
+  });
+}
+
+/** `https://registry.npmjs.org/pkg/-/pkg-1.0.0.tgz` → `pkg/-/pkg-1.0.0.tgz` (this repository's path). */
+function relativeTarball(name: string, url: unknown, version: string): string {
+  const file = typeof url === 'string' ? url.split('?')[0]!.split('/').at(-1) : undefined;
+  return file?.endsWith('.tgz') ? `${name}/-/${decodeURIComponent(file)}` : tarballPath(name, version);
+}
+
+/**
+ * A remote repository's packument: the upstream's, cached at `.npm/{name}/package.json` and
+ * revalidated after the metadata retrieval period (the core's remote cache), with tarball URLs
+ * pointing at this repository.
+ */
+export async function remotePackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+  const file = await ctx.get(remotePackumentPath(name));
+  if (!file) return null;
+  const key = `R\u0000${ctx.repository.key}\u0000${name}`;
+  const hit = built.get(key);
+  if (hit?.fingerprint === file.sha256) return hit;
+  const doc = await readJson<Record<string, unknown>>(file.open);
+  if (!doc || typeof doc !== 'object' || !doc.versions || typeof doc.versions !== 'object') return null;
+  const versions: Record<string, Manifest> = {};
+  for (const [v, m] of Object.entries(doc.versions as Record<string, Manifest>)) {
+    if (!m || typeof m !== 'object') continue;
+    const dist = (m.dist ?? {}) as Record<string, unknown>;
+    versions[v] = { ...m, dist: { ...dist, tarball: relativeTarball(name, dist.tarball, v) } };
+  }
+  const distTags: Record<string, string> = {};
+  for (const [t, v] of Object.entries((doc['dist-tags'] ?? {}) as Record<string, unknown>))
+    if (typeof v === 'string' && versions[v]) distTags[t] = v;
+  if (!distTags.latest && Object.keys(versions).length) distTags.latest = highest(Object.keys(versions))!;
+  return remember(key, {
+    name,
+    description: typeof doc.description === 'string' ? doc.description : undefined,
+    'dist-tags': distTags,
+    versions,
+    time: (doc.time && typeof doc.time === 'object' ? doc.time : {}) as Record<string, string>,
+    readme: typeof doc.readme === 'string' ? doc.readme : undefined,
+    readmeFilename: typeof doc.readmeFilename === 'string' ? doc.readmeFilename : undefined,
+    maintainers: Array.isArray(doc.maintainers) ? (doc.maintainers as { name: string }[]) : undefined,
+    fingerprint: file.sha256,
+    local: false,
+  });
+}
+
+/** The packument of a name in any repository: local, remote, or a virtual repository's merge. */
+export async function packumentOf(ctx: FormatContext, name: string): Promise<Packument | null> {
+  if (ctx.repository.rclass === 'local') return localPackument(ctx, name);
+  if (ctx.repository.rclass === 'remote') return remotePackument(ctx, name);
+  return virtualPackument(ctx, name);
+}
+
+/**
+ * A virtual repository's packument: its members' merged in resolution order (the first member
+ * with a version wins it, and each dist-tag). When a local member holds the name, versions come
+ * only from local members: an upstream can never add a version to a name taken here (dependency
+ * confusion). A failing upstream leaves its member out.
+ */
+export async function virtualPackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+  const members = await ctx.members();
+  const found = await Promise.all(
+    members.map(async (m) => {
+      try {
+        return await packumentOf(m, name);
+      } catch (err) {
+        ctx.log.warn({ member: m.repository.key, name, err: (err as Error).message }, 'npm member skipped');
+        return null;
+      }
+    }),
+  );
+  let parts = found.filter((p): p is Packument => p !== null);
+  if (parts.some((p) => p.local)) parts = parts.filter((p) => p.local);
+  if (parts.length === 0) return null;
+  if (parts.length === 1) return { ...parts[0]!, fingerprint: `V${parts[0]!.fingerprint}` };
+  const versions: Record<string, Manifest> = {};
+  const time: Record<string, string> = {};
+  const distTags: Record<string, string> = {};
+  for (const p of parts) {
+    for (const [v, m] of Object.entries(p.versions))
+      if (!versions[v]) {
+        versions[v] = m;
+        if (p.time[v]) time[v] = p.time[v]!;
+      }
+    for (const [t, v] of Object.entries(p['dist-tags'])) if (!distTags[t]) distTags[t] = v;
+  }
+  const stamps = parts.flatMap((p) => [p.time.created, p.time.modified]).filter((s): s is string => !!s);
+  stamps.sort();
+  const first = parts[0]!;
+  return {
+    ...first,
+    'dist-tags': distTags,
+    versions,
+    time: { ...(stamps.length ? { created: stamps[0]!, modified: stamps.at(-1)! } : {}), ...time },
+    fingerprint: `V${sha1(parts.map((p) => p.fingerprint).join('\n'))}`,
+  };
+}
+
+/** Fields of a version the installer needs (npm's abbreviated metadata, `application/vnd.npm.install-v1+json`). */
+const ABBREVIATED_FIELDS = [
+  'name',
+  'version',
+  'deprecated',
+  'dependencies',
+  'optionalDependencies',
+  'devDependencies',
+  'bundleDependencies',
+  'bundledDependencies',
+  'peerDependencies',
+  'peerDependenciesMeta',
+  'acceptDependencies',
+  'bin',
+  'directories',
+  'dist',
+  'engines',
+  'os',
+  'cpu',
+  'libc',
+  'funding',
+  'license',
+  '_hasShrinkwrap',
+  'hasInstallScript',
+] as const;
+
+/** The revision npm passes back on unpublish (`/-rev/{rev}`). */
+export const revOf = (p: Packument) => `${Object.keys(p.versions).length}-${p.fingerprint.slice(-16)}`;
+
+/** The JSON a client receives: full or abbreviated, tarball URLs under `repositoryUrl`. */
+export function renderPackument(p: Packument, repositoryUrl: string, abbreviated: boolean): string {
+  const versions: Record<string, unknown> = {};
+  for (const [v, m] of Object.entries(p.versions)) {
+    const dist = { ...m.dist, tarball: `${repositoryUrl}/${m.dist?.tarball ?? tarballPath(p.name, v)}` };
+    if (abbreviated) {
+      const out: Record<string, unknown> = {};
+      for (const f of ABBREVIATED_FIELDS) if (m[f] !== undefined) out[f] = m[f];
+      out.dist = dist;
+      if (!out.hasInstallScript && typeof m.scripts === 'object' && m.scripts) {
+        const s = m.scripts as Record<string, unknown>;
+        if (s.preinstall || s.install || s.postinstall) out.hasInstallScript = true;
+      }
+      versions[v] = out;
+    } else versions[v] = { ...m, dist };
+  }
+  if (abbreviated)
+    return JSON.stringify({
+      name: p.name,
+      modified: p.time.modified ?? new Date(0).toISOString(),
+      'dist-tags': p['dist-tags'],
+      versions,
+    });
+  return JSON.stringify({
+    _id: p.name,
+    _rev: revOf(p),
+    name: p.name,
+    description: p.description,
+    'dist-tags': p['dist-tags'],
+    versions,
+    time: p.time,
+    maintainers: p.maintainers,
+    readme: p.readme ?? '',
+    readmeFilename: p.readmeFilename,
+  });
+}
+
+const rendered = new Map<string, { body: string; etag: string }>();
+const MAX_RENDERED = 2000;
+
+/** Rendered packuments, kept per repository URL and shape while the packument is unchanged. */
+export function renderCached(
+  p: Packument,
+  repositoryUrl: string,
+  abbreviated: boolean,
+): { body: string; etag: string } {
+  const key = `${repositoryUrl}\u0000${p.name}\u0000${abbreviated ? 'a' : 'f'}`;
+  const etag = `"${sha1(`${p.fingerprint}\u0000${key}`)}"`;
+  const hit = rendered.get(key);
+  if (hit?.etag === etag) return hit;
+  const entry = { body: renderPackument(p, repositoryUrl, abbreviated), etag };
+  if (rendered.size >= MAX_RENDERED) rendered.delete(rendered.keys().next().value!);
+  rendered.set(key, entry);
+  return entry;
+}

@@ -1,0 +1,165 @@
+import type { FastifyReply } from 'fastify';
+import semver from 'semver';
+import type { FormatContext, FormatRequest, PackageFormat } from '../sdk/format.ts';
+import { localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
+import { extractNpmMetadata } from './metadata.ts';
+import { escapeName, META_ROOT, type NpmPath, parseNpmPath } from './names.ts';
+import {
+  deleteTarball,
+  MAX_PUBLISH_BYTES,
+  NpmError,
+  publish,
+  readJsonBody,
+  unpublishAll,
+  updatePackage,
+} from './publish.ts';
+import { registryApi } from './registry-api.ts';
+import { npmInstallCommand, npmSnippets } from './snippets.ts';
+
+const ABBREVIATED = 'application/vnd.npm.install-v1+json';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Full packument, or the abbreviated one when the client asks for it (`npm install` does). */
+async function servePackument(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, name: string) {
+  await ctx.authorize('read', name);
+  const p = await packumentOf(ctx, name);
+  if (!p) throw new NpmError(404, `Package '${name}' not found`);
+  const accept = String(request.headers.accept ?? '');
+  const abbreviated = accept.includes(ABBREVIATED) && request.query.write !== 'true';
+  const { body, etag } = renderCached(p, ctx.repositoryUrl, abbreviated);
+  reply
+    .header('etag', etag)
+    .header('vary', 'Accept, Authorization')
+    .header('cache-control', 'no-cache')
+    .type(abbreviated ? `${ABBREVIATED}; charset=utf-8` : 'application/json; charset=utf-8');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  if (request.method === 'HEAD')
+    return reply.code(200).header('content-length', Buffer.byteLength(body)).send();
+  return reply.code(200).send(body);
+}
+
+/** `GET /{name}/{version|tag}`: one version's manifest. */
+async function serveVersion(reply: FastifyReply, ctx: FormatContext, name: string, spec: string) {
+  await ctx.authorize('read', name);
+  const p = await packumentOf(ctx, name);
+  if (!p) throw new NpmError(404, `Package '${name}' not found`);
+  const version =
+    p['dist-tags'][spec] ??
+    (p.versions[spec] ? spec : (semver.maxSatisfying(Object.keys(p.versions), spec) ?? undefined));
+  if (!version || !p.versions[version]) throw new NpmError(404, `Version '${spec}' of '${name}' not found`);
+  const one = { ...p, versions: { [version]: p.versions[version]! } };
+  const doc = JSON.parse(renderPackument(one, ctx.repositoryUrl, false)) as {
+    versions: Record<string, unknown>;
+  };
+  return reply.code(200).type('application/json; charset=utf-8').send(doc.versions[version]);
+}
+
+/**
+ * A tarball through a virtual repository: when a local member holds the name, only local members
+ * may answer (dependency confusion, by package name rather than by file path); otherwise the first
+ * member that has it, remotes fetching and caching from their upstream.
+ */
+async function serveVirtualTarball(reply: FastifyReply, ctx: FormatContext, name: string, file: string) {
+  await ctx.authorize('read', name);
+  const members = await ctx.members();
+  const path = `${name}/-/${file}`;
+  let localOnly = false;
+  for (const m of members)
+    if (m.repository.rclass === 'local' && (await localPackument(m, name))) {
+      localOnly = true;
+      break;
+    }
+  for (const m of members) {
+    if (localOnly && m.repository.rclass !== 'local') continue;
+    try {
+      const found = await m.get(path);
+      if (found) return m.send(reply, found);
+    } catch (err) {
+      if ((err as { status?: number }).status === undefined || (err as { status: number }).status < 500)
+        throw err;
+      ctx.log.warn({ member: m.repository.key, path, err: (err as Error).message }, 'npm member failed');
+    }
+  }
+  throw new NpmError(404, `'${path}' not found`);
+}
+
+const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
+  reply.code(status).type('application/json; charset=utf-8').send(body);
+
+async function handlePackage(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, p: NpmPath) {
+  const method = request.method;
+  const read = method === 'GET' || method === 'HEAD';
+  switch (p.kind) {
+    case 'packument':
+      if (read && !p.rev) return servePackument(request, reply, ctx, p.name);
+      if (method === 'PUT') {
+        if (ctx.repository.rclass === 'remote')
+          throw new NpmError(405, `Remote repository '${ctx.repository.key}' does not accept publishes`);
+        const doc = await readJsonBody(request.body, MAX_PUBLISH_BYTES);
+        if (!isObject(doc)) throw new NpmError(400, 'The publish document must be a JSON object');
+        const hasTarball = isObject(doc._attachments) && Object.keys(doc._attachments).length > 0;
+        const answer = hasTarball ? await publish(ctx, p.name, doc) : await updatePackage(ctx, p.name, doc);
+        return sendJson(reply, hasTarball ? 201 : 200, answer);
+      }
+      if (method === 'DELETE') return sendJson(reply, 200, await unpublishAll(ctx, p.name));
+      return false;
+    case 'version':
+      if (method === 'GET') return serveVersion(reply, ctx, p.name, p.spec);
+      return false;
+    case 'tarball':
+      if (read && !p.rev) {
+        if (ctx.repository.rclass !== 'virtual') return false;
+        return serveVirtualTarball(reply, ctx, p.name, p.file);
+      }
+      if (method === 'DELETE') return sendJson(reply, 200, await deleteTarball(ctx, p.name, p.file));
+      if (method === 'PUT') throw new NpmError(405, 'Publish packages with npm publish');
+      return false;
+    default:
+      return false;
+  }
+}
+
+/**
+ * npm registries (local, remote, virtual) for the real npm client: packuments (full and abbreviated),
+ * tarballs, publish, dist-tags, deprecate, unpublish, search, login (legacy and web), whoami, ping
+ * and the audit endpoints. Errors answer npm's `{error}`, which the client prints.
+ */
+export const npmFormat: PackageFormat = {
+  id: 'npm',
+  aliases: [],
+  displayName: 'npm',
+  icon: 'npm',
+  classes: ['local', 'remote', 'virtual'],
+  extractMetadata: extractNpmMetadata,
+  snippets: npmSnippets,
+  installCommand: npmInstallCommand,
+  /** `.npm/{name}/package.json` (a remote's cached packument) is the upstream's `/{name}`; tarballs keep their path. */
+  upstreamUrl(remoteUrl, path) {
+    const base = remoteUrl.replace(/\/+$/, '');
+    const m = /^\.npm\/(.+)\/package\.json$/.exec(path);
+    return m ? `${base}/${escapeName(m[1]!)}` : `${base}/${path}`;
+  },
+  isMetadataPath: (path) => path.startsWith(`${META_ROOT}/`),
+  errorBody(error, reply) {
+    if (error.status === 401 && /^Bearer\s/i.test(String(reply.request.headers.authorization ?? '')))
+      reply.header('www-authenticate', 'Bearer realm="Granary"');
+    return { error: error.message };
+  },
+  async handle(request, reply, ctx) {
+    const p = parseNpmPath(request.path);
+    if (p.kind === 'api') {
+      const answered = await registryApi(request, reply, ctx, p.rest);
+      return answered !== false;
+    }
+    if (p.kind === 'other') {
+      // The format's own records are written only through the npm protocol.
+      if (request.path.startsWith(`${META_ROOT}/`) && request.method !== 'GET' && request.method !== 'HEAD')
+        throw new NpmError(405, `'${META_ROOT}/' holds the registry's records: use the npm client`);
+      return false;
+    }
+    const answered = await handlePackage(request, reply, ctx, p);
+    return answered !== false;
+  },
+};
