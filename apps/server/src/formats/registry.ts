@@ -1,10 +1,11 @@
 import { EXCLUDED_PACKAGE_TYPES, PACKAGE_TYPE_ALIASES } from '@granary/contracts';
+import { dockerFormat } from './docker/index.ts';
 import { genericFormat } from './generic/index.ts';
 import { npmFormat } from './npm/index.ts';
 import type { PackageFormat } from './sdk/format.ts';
 
 /** The explicit list of formats this server runs. Add a format here; nothing is discovered. */
-const FORMATS: readonly PackageFormat[] = [genericFormat, npmFormat];
+const FORMATS: readonly PackageFormat[] = [genericFormat, dockerFormat, npmFormat];
 
 export interface FormatRegistry {
   get(idOrAlias: string): PackageFormat | undefined;

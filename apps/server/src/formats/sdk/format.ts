@@ -99,6 +99,8 @@ export interface DeployOptions {
   noOverwrite?: boolean;
   /** package metadata for the packages index, when the format already parsed it (else extractMetadata runs) */
   metadata?: PackageMetadata | null;
+  /** store content already in the blob store by `expected.sha256` (no bytes read from `source`): a copy that costs no I/O, e.g. an OCI layer shared by tags */
+  byChecksum?: boolean;
 }
 
 /** What an upstream request answers (remote repositories). */
@@ -173,11 +175,17 @@ export interface FormatContext {
 }
 
 /** Builds the FormatContext of a repository for a request a format's own routes received (OCI `/v2/…`). */
-export type FormatContextFactory = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  repoKey: string,
-) => Promise<FormatContext | null>;
+export interface FormatContextFactory {
+  (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    repoKey: string,
+    /** `system`: the server's own jobs (e.g. OCI garbage collection) act with every permission, whoever the request's caller */
+    opts?: { system?: boolean },
+  ): Promise<FormatContext | null>;
+  /** Keys of every repository (of one package type when given), e.g. for OCI `_catalog`: ask each context's `can` before showing one. */
+  repositoryKeys?(packageType?: string): Promise<string[]>;
+}
 
 /** An error as the core describes it, for a format to render in its client's shape. */
 export interface FormatError {

@@ -1,0 +1,476 @@
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FormatContext, FormatContextFactory } from '../sdk/format.ts';
+import { collectGarbage } from './gc.ts';
+import { MAX_MANIFEST_BYTES, MEDIA_TYPES, NAME_RE, OCI_CODES, OciError, requireSha256 } from './oci.ts';
+import {
+  deleteManifest,
+  findBlob,
+  findManifest,
+  linkBlob,
+  listImages,
+  listReferrers,
+  listTags,
+  storeBlob,
+  storeManifest,
+} from './store.ts';
+import { UploadSessions } from './uploads.ts';
+
+type V2Request = FastifyRequest<{
+  Params: { '*'?: string };
+  Querystring: Record<string, string | undefined>;
+}>;
+
+/** Largest page of tags or repositories (spec: a registry may return fewer than `n`). */
+export const MAX_PAGE = 1000;
+/** Lifetime of a token from `/v2/token`: short, and revocable like every access token. */
+export const TOKEN_SECS = 600;
+const GC_INTERVAL_MS = Number(process.env.GRANARY_OCI_GC_INTERVAL_SECS ?? 6 * 3600) * 1000;
+const GC_GRACE_SECS = Number(process.env.GRANARY_OCI_GC_GRACE_SECS ?? 3600);
+
+function baseUrlOf(request: FastifyRequest, ctx?: FormatContext): string {
+  return ctx?.baseUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** `{repoKey}/{image}` → its parts (spec "repository path method": the first segment is the repository). */
+function splitName(name: string): { repoKey: string; image: string } {
+  const slash = name.indexOf('/');
+  const repoKey = slash < 0 ? '' : name.slice(0, slash);
+  const image = slash < 0 ? '' : name.slice(slash + 1);
+  if (!repoKey || !NAME_RE.test(image))
+    throw new OciError(
+      400,
+      'NAME_INVALID',
+      `'${name}' is not {repository key}/{image name} (lower-case image name components separated by /)`,
+    );
+  return { repoKey, image };
+}
+
+type Route =
+  | { kind: 'manifest'; name: string; ref: string }
+  | { kind: 'blob'; name: string; digest: string }
+  | { kind: 'upload'; name: string; uuid: string }
+  | { kind: 'tags'; name: string }
+  | { kind: 'referrers'; name: string; digest: string };
+
+/** The tail of `/v2/…` → what it names (the last `/manifests/`, `/blobs/`… wins: names may have many segments). */
+export function parseTail(tail: string): Route | null {
+  let m = /^(.+)\/manifests\/([^/]+)$/.exec(tail);
+  if (m) return { kind: 'manifest', name: m[1]!, ref: m[2]! };
+  m = /^(.+)\/blobs\/uploads\/([^/]*)$/.exec(tail);
+  if (m) return { kind: 'upload', name: m[1]!, uuid: m[2]! };
+  m = /^(.+)\/blobs\/([^/]+)$/.exec(tail);
+  if (m) return { kind: 'blob', name: m[1]!, digest: m[2]! };
+  m = /^(.+)\/tags\/list$/.exec(tail);
+  if (m) return { kind: 'tags', name: m[1]! };
+  m = /^(.+)\/referrers\/([^/]+)$/.exec(tail);
+  if (m) return { kind: 'referrers', name: m[1]!, digest: m[2]! };
+  return null;
+}
+
+/** spec "Listing Tags": `n` (clamped to MAX_PAGE) and `last`, with a `Link` to the next page. */
+function paginate(
+  reply: FastifyReply,
+  all: string[],
+  query: Record<string, string | undefined>,
+  path: string,
+) {
+  const sorted = [...all].sort();
+  let n = MAX_PAGE;
+  if (query.n !== undefined) {
+    if (!/^\d+$/.test(query.n)) throw new OciError(400, 'UNSUPPORTED', `n must be a non-negative integer`);
+    n = Math.min(Number(query.n), MAX_PAGE);
+  }
+  const after = query.last;
+  const rest = after === undefined ? sorted : sorted.filter((t) => t > after);
+  const page = rest.slice(0, n);
+  if (rest.length > page.length && page.length > 0)
+    reply.header('link', `<${path}?n=${n}&last=${encodeURIComponent(page.at(-1)!)}>; rel="next"`);
+  return page;
+}
+
+async function readBody(body: Readable, max: number, announced?: string): Promise<Buffer> {
+  if (announced && /^\d+$/.test(announced) && Number(announced) > max) {
+    body.resume();
+    throw new OciError(413, 'MANIFEST_INVALID', `The manifest is larger than ${max} bytes`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += (chunk as Buffer).length;
+    if (total > max) {
+      body.resume();
+      throw new OciError(413, 'MANIFEST_INVALID', `The manifest is larger than ${max} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0');
+
+/** The OCI error code for an error the core threw (DomainError shape: status, code). */
+function ociCodeOf(status: number, code: string | undefined): { status: number; code: string } {
+  if (code && OCI_CODES.has(code)) return { status, code };
+  if (code === 'CHECKSUM_MISMATCH') return { status: 400, code: 'DIGEST_INVALID' };
+  const byStatus: Record<number, string> = {
+    400: 'UNSUPPORTED',
+    401: 'UNAUTHORIZED',
+    403: 'DENIED',
+    404: 'NAME_UNKNOWN',
+    405: 'UNSUPPORTED',
+    409: 'DENIED',
+    413: 'SIZE_INVALID',
+    416: 'BLOB_UPLOAD_INVALID',
+    429: 'TOOMANYREQUESTS',
+  };
+  return { status, code: byStatus[status] ?? 'UNKNOWN' };
+}
+
+/**
+ * OCI Distribution 1.1 at `/v2/`, images addressed `HOST/{repoKey}/{image}`: pull, push (monolithic,
+ * chunked, cross-repository mount), tags, referrers, delete, catalog, the token endpoint docker login
+ * uses, and the garbage collection job. Every error is `{errors: [{code, message, detail}]}`.
+ */
+export async function registerOciRoutes(app: FastifyInstance, contexts: FormatContextFactory): Promise<void> {
+  const uploads = new UploadSessions();
+  const gcSecret = randomBytes(32).toString('hex');
+
+  const challenge = (request: FastifyRequest, reply: FastifyReply) => {
+    const tail = ((request.params as { '*'?: string })['*'] ?? '').replace(/^\/+/, '');
+    const base = baseUrlOf(request);
+    if (tail === 'token') {
+      reply.header('www-authenticate', 'Basic realm="Granary"');
+      return;
+    }
+    const route = parseTail(tail);
+    const action = request.method === 'GET' || request.method === 'HEAD' ? 'pull' : 'pull,push';
+    const scope = route ? `,scope="repository:${route.name}:${action}"` : '';
+    reply.header('www-authenticate', `Bearer realm="${base}/v2/token",service="${request.host}"${scope}`);
+  };
+
+  const repoContext = async (request: FastifyRequest, reply: FastifyReply, name: string) => {
+    const { repoKey, image } = splitName(name);
+    const ctx = await contexts(request, reply, repoKey);
+    if (!ctx || ctx.repository.packageType !== 'docker') {
+      if (!request.principal) throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
+      throw new OciError(404, 'NAME_UNKNOWN', `Repository '${repoKey}' is not a Docker repository here`);
+    }
+    return { ctx, image };
+  };
+
+  /** Where a push lands: the repository, or a virtual repository's default deployment repository. */
+  const writeContext = async (ctx: FormatContext): Promise<FormatContext> => {
+    if (ctx.repository.rclass === 'remote')
+      throw new OciError(
+        405,
+        'UNSUPPORTED',
+        `Remote repository '${ctx.repository.key}' does not accept pushes`,
+      );
+    if (ctx.repository.rclass === 'local') return ctx;
+    try {
+      return await ctx.deployContext();
+    } catch (err) {
+      throw new OciError(405, 'UNSUPPORTED', (err as Error).message);
+    }
+  };
+
+  const localOnly = (ctx: FormatContext) => {
+    if (ctx.repository.rclass !== 'local')
+      throw new OciError(405, 'UNSUPPORTED', `Delete from the local repository, not '${ctx.repository.key}'`);
+  };
+
+  const owner = (request: FastifyRequest) => request.principal?.name ?? 'anonymous';
+
+  async function manifest(request: V2Request, reply: FastifyReply, name: string, ref: string) {
+    const { ctx, image } = await repoContext(request, reply, name);
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      await ctx.authorize('read', image);
+      const hit = await findManifest(ctx, image, ref);
+      if (!hit)
+        throw new OciError(404, 'MANIFEST_UNKNOWN', `${name}:${ref} is not here`, { name, reference: ref });
+      reply
+        .header('content-type', hit.mediaType)
+        .header('docker-content-digest', hit.digest)
+        .header('etag', `"${hit.digest}"`)
+        .header('content-length', String(hit.bytes.length));
+      return reply.code(200).send(request.method === 'HEAD' ? undefined : hit.bytes);
+    }
+    if (request.method === 'PUT') {
+      const dctx = await writeContext(ctx);
+      await dctx.authorize('write', image);
+      const body = await readBody(
+        request.raw as Readable,
+        MAX_MANIFEST_BYTES,
+        request.headers['content-length'] as string | undefined,
+      );
+      const { digest, parsed } = await storeManifest(dctx, image, ref, request.headers['content-type'], body);
+      reply.header('location', `/v2/${name}/manifests/${digest}`).header('docker-content-digest', digest);
+      if (parsed.subject) reply.header('oci-subject', parsed.subject.digest);
+      return reply.code(201).send();
+    }
+    if (request.method === 'DELETE') {
+      localOnly(ctx);
+      await ctx.authorize('delete', image);
+      await deleteManifest(ctx, image, ref);
+      return reply.code(202).send();
+    }
+    throw new OciError(405, 'UNSUPPORTED', `${request.method} is not supported on manifests`);
+  }
+
+  async function blob(request: V2Request, reply: FastifyReply, name: string, digest: string) {
+    const { ctx, image } = await repoContext(request, reply, name);
+    const hex = requireSha256(digest);
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      await ctx.authorize('read', image);
+      const file = await findBlob(ctx, image, hex);
+      if (!file) throw new OciError(404, 'BLOB_UNKNOWN', `${digest} is not in ${name}`, { digest });
+      reply.header('docker-content-digest', `sha256:${hex}`);
+      return ctx.send(reply, file);
+    }
+    if (request.method === 'DELETE') {
+      localOnly(ctx);
+      await ctx.authorize('delete', image);
+      const file = await ctx.stat(`${image}/_uploads/sha256__${hex}`);
+      if (!file) throw new OciError(404, 'BLOB_UNKNOWN', `${digest} is not in ${name}`, { digest });
+      await ctx.delete(file.path);
+      return reply.code(202).send();
+    }
+    throw new OciError(405, 'UNSUPPORTED', `${request.method} is not supported on blobs`);
+  }
+
+  const uploadHeaders = (reply: FastifyReply, name: string, uuid: string, size: number) =>
+    reply
+      .header('location', `/v2/${name}/blobs/uploads/${uuid}`)
+      .header('docker-upload-uuid', uuid)
+      .header('range', `0-${Math.max(0, size - 1)}`)
+      .header('content-length', '0');
+
+  const blobCreated = (reply: FastifyReply, name: string, hex: string) =>
+    reply
+      .code(201)
+      .header('location', `/v2/${name}/blobs/sha256:${hex}`)
+      .header('docker-content-digest', `sha256:${hex}`)
+      .header('content-length', '0')
+      .send();
+
+  async function upload(request: V2Request, reply: FastifyReply, name: string, uuid: string) {
+    const { ctx, image } = await repoContext(request, reply, name);
+    const dctx = await writeContext(ctx);
+    await dctx.authorize('write', image);
+    const body = request.raw as Readable;
+    const query = request.query;
+    if (request.method === 'POST' && uuid === '') {
+      if (query.mount) {
+        const hex = requireSha256(query.mount);
+        const from = query.from
+          ? await repoContext(request, reply, query.from).catch(() => null)
+          : { ctx, image };
+        const source =
+          from && (await from.ctx.can('read', from.image)) ? await findBlob(from.ctx, from.image, hex) : null;
+        if (source) {
+          body.resume();
+          await linkBlob(dctx, image, hex);
+          return blobCreated(reply, name, hex);
+        }
+      }
+      if (query.digest) {
+        const hex = requireSha256(query.digest);
+        await storeBlob(dctx, image, hex, body);
+        return blobCreated(reply, name, hex);
+      }
+      body.resume();
+      const session = await uploads.open(name, owner(request));
+      return uploadHeaders(reply, name, session.uuid, 0).code(202).send();
+    }
+    const session = uploads.get(uuid, name, owner(request));
+    const range = /^(?:bytes[ =])?(\d+)-(\d+)$/.exec(String(request.headers['content-range'] ?? ''));
+    const start = range ? Number(range[1]) : undefined;
+    const length = range ? Number(range[2]) - Number(range[1]) + 1 : undefined;
+    if (request.method === 'GET') {
+      body.resume();
+      return uploadHeaders(reply, name, uuid, session.size).code(204).send();
+    }
+    if (request.method === 'DELETE') {
+      body.resume();
+      await uploads.serial(uuid, () => uploads.close(session));
+      return reply.code(204).send();
+    }
+    if (request.method === 'PATCH') {
+      await uploads.serial(uuid, () => uploads.append(session, body, start, length));
+      return uploadHeaders(reply, name, uuid, session.size).code(202).send();
+    }
+    if (request.method === 'PUT') {
+      const hex = requireSha256(query.digest);
+      await uploads.serial(uuid, async () => {
+        if (hasBody(request)) await uploads.append(session, body, start ?? session.size, length);
+        else body.resume();
+        try {
+          await storeBlob(dctx, image, hex, uploads.read(session));
+        } finally {
+          await uploads.close(session);
+        }
+      });
+      return blobCreated(reply, name, hex);
+    }
+    throw new OciError(405, 'UNSUPPORTED', `${request.method} is not supported on uploads`);
+  }
+
+  async function tags(request: V2Request, reply: FastifyReply, name: string) {
+    const { ctx, image } = await repoContext(request, reply, name);
+    await ctx.authorize('read', image);
+    const all = await listTags(ctx, image);
+    if (!all) throw new OciError(404, 'NAME_UNKNOWN', `${name} is not here`, { name });
+    return reply.send({ name, tags: paginate(reply, all, request.query, `/v2/${name}/tags/list`) });
+  }
+
+  async function referrers(request: V2Request, reply: FastifyReply, name: string, digest: string) {
+    const { ctx, image } = await repoContext(request, reply, name);
+    await ctx.authorize('read', image);
+    const hex = requireSha256(digest);
+    const artifactType = request.query.artifactType;
+    const manifests = await listReferrers(ctx, image, hex, artifactType);
+    if (artifactType) reply.header('oci-filters-applied', 'artifactType');
+    return reply
+      .type(MEDIA_TYPES.ociIndex)
+      .send(Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPES.ociIndex, manifests })));
+  }
+
+  async function catalog(request: V2Request, reply: FastifyReply) {
+    const names: string[] = [];
+    for (const key of (await contexts.repositoryKeys?.('docker')) ?? []) {
+      const ctx = await contexts(request, reply, key);
+      if (!ctx || !(await ctx.can('read', ''))) continue;
+      for (const image of await listImages(ctx))
+        if (await ctx.can('read', image)) names.push(`${key}/${image}`);
+    }
+    return reply.send({ repositories: paginate(reply, names, request.query, '/v2/_catalog') });
+  }
+
+  /** `docker login`'s token endpoint: the caller (Basic password or access token) gets a short-lived revocable token. */
+  async function token(request: V2Request, reply: FastifyReply) {
+    if (!request.principal)
+      throw new OciError(401, 'UNAUTHORIZED', 'Sign in with your user name and password or an access token');
+    const scoped = /^repository:([^/:]+)\//.exec(request.query.scope ?? '')?.[1];
+    const keys = (await contexts.repositoryKeys?.()) ?? [];
+    const key = scoped && keys.includes(scoped) ? scoped : keys[0];
+    const ctx = key ? await contexts(request, reply, key) : null;
+    if (!ctx) throw new OciError(503, 'UNKNOWN', 'No repository exists to issue a token for');
+    const issued = await ctx.issueToken({
+      description: `docker login (${request.query.service ?? request.host})`,
+      expiresInSecs: TOKEN_SECS,
+    });
+    return reply.header('cache-control', 'no-store').send({
+      token: issued.token,
+      access_token: issued.token,
+      expires_in: issued.expiresInSecs ?? TOKEN_SECS,
+      issued_at: new Date().toISOString(),
+    });
+  }
+
+  async function dispatch(request: V2Request, reply: FastifyReply) {
+    const tail = (request.params['*'] ?? '').replace(/^\/+/, '');
+    const method = request.method;
+    const read = method === 'GET' || method === 'HEAD';
+    if (tail === '') {
+      if (!read) throw new OciError(405, 'UNSUPPORTED', `${method} is not supported here`);
+      if (!request.principal) throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
+      return reply.send({});
+    }
+    if (tail === 'token' && read) return token(request, reply);
+    if (tail === '_catalog' && read) return catalog(request, reply);
+    const route = parseTail(tail);
+    if (!route) throw new OciError(404, 'NAME_UNKNOWN', `No registry endpoint at /v2/${tail}`);
+    switch (route.kind) {
+      case 'manifest':
+        return manifest(request, reply, route.name, route.ref);
+      case 'blob':
+        return blob(request, reply, route.name, route.digest);
+      case 'upload':
+        return upload(request, reply, route.name, route.uuid);
+      case 'tags':
+        if (!read) throw new OciError(405, 'UNSUPPORTED', `${method} is not supported on tags`);
+        return tags(request, reply, route.name);
+      case 'referrers':
+        if (!read) throw new OciError(405, 'UNSUPPORTED', `${method} is not supported on referrers`);
+        return referrers(request, reply, route.name, route.digest);
+    }
+  }
+
+  await app.register(async (scope) => {
+    // Bodies are blobs and manifests: left unread, streamed by the handlers.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    scope.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+      const e = error as {
+        status?: number;
+        statusCode?: number;
+        code?: string;
+        message?: string;
+        detail?: unknown;
+      };
+      const raw = e.status ?? e.statusCode ?? 500;
+      const { status, code } = ociCodeOf(raw >= 400 && raw < 600 ? raw : 500, e.status ? e.code : undefined);
+      if (status >= 500) request.log.error({ err: error }, 'registry request failed');
+      const message = status >= 500 ? `Internal server error (request ${request.id})` : (e.message ?? code);
+      if (status === 401) challenge(request, reply);
+      if (status === 416 && (e.detail as { range?: string })?.range)
+        reply.header('range', (e.detail as { range: string }).range);
+      return reply
+        .code(status)
+        .header('docker-distribution-api-version', 'registry/2.0')
+        .type('application/json; charset=utf-8')
+        .send({ errors: [{ code, message, detail: e.detail ?? null }] });
+    });
+    scope.addHook('onRequest', async (_request, reply) => {
+      reply.header('docker-distribution-api-version', 'registry/2.0');
+    });
+    const methods = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'];
+    const config = { access: 'public' as const };
+    scope.route({ method: methods, url: '/v2', config, schema: { hide: true }, handler: dispatch });
+    scope.route({ method: methods, url: '/v2/*', config, schema: { hide: true }, handler: dispatch });
+
+    /** Garbage collection: admins run it (dry-run with `?dryRun=true`); the periodic job calls it too. */
+    scope.post(
+      '/api/docker/gc',
+      { config, schema: { hide: true } },
+      async (request: FastifyRequest<{ Querystring: { dryRun?: string; graceSecs?: string } }>, reply) => {
+        const internal = request.headers['x-granary-oci-gc'] === gcSecret;
+        if (!internal && !request.principal)
+          throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
+        if (!internal && !request.principal?.admin)
+          throw new OciError(403, 'DENIED', 'Only administrators run garbage collection');
+        const grace = request.query.graceSecs !== undefined ? Number(request.query.graceSecs) : GC_GRACE_SECS;
+        if (!Number.isFinite(grace) || grace < 0)
+          throw new OciError(400, 'UNSUPPORTED', 'graceSecs must be a non-negative number');
+        const all: FormatContext[] = [];
+        for (const key of (await contexts.repositoryKeys?.('docker')) ?? []) {
+          const ctx = await contexts(request, reply, key, { system: true });
+          if (ctx) all.push(ctx);
+        }
+        await uploads.expire();
+        const report = await collectGarbage(all, {
+          graceMs: grace * 1000,
+          busy: uploads.names(),
+          dryRun: request.query.dryRun === 'true',
+          log: all[0]?.log ?? (request.log as unknown as FormatContext['log']),
+        });
+        return reply.send(report);
+      },
+    );
+  });
+
+  const timer = setInterval(() => {
+    void app
+      .inject({ method: 'POST', url: '/api/docker/gc', headers: { 'x-granary-oci-gc': gcSecret } })
+      .catch((err) => app.log.warn({ err }, 'oci gc failed'));
+  }, GC_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await uploads.dispose();
+  });
+}

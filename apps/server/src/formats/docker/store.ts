@@ -1,0 +1,442 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import type { FormatContext, FormatFile } from '../sdk/format.ts';
+import {
+  type Descriptor,
+  digestFile,
+  isDigest,
+  isForeign,
+  MANIFEST_TYPES,
+  MAX_MANIFEST_BYTES,
+  mediaTypeOf,
+  OciError,
+  type ParsedManifest,
+  parseManifest,
+  requireSha256,
+  sha256Hex,
+  TAG_LIST_MANIFEST,
+  TAG_MANIFEST,
+  TAG_RE,
+  UPLOADS,
+} from './oci.ts';
+import { upstreamGet } from './upstream.ts';
+
+/**
+ * How images are stored (Artifactory's layout, through FormatContext only):
+ * - `{image}/_uploads/sha256__{hex}`: every blob and manifest of the image, content-addressed (the
+ *   blob store keeps each content once, whatever the number of images and tags sharing it);
+ * - `{image}/{tag}/manifest.json` (`list.manifest.json` for an index) plus the tag's config and
+ *   layers as `sha256__{hex}`: what the tree browser shows, and the packages index's versions.
+ */
+export const blobPath = (image: string, hex: string) => `${image}/${UPLOADS}/${digestFile(hex)}`;
+
+export interface ManifestHit {
+  bytes: Buffer;
+  digest: string;
+  mediaType: string;
+  file: FormatFile;
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Largest blob fetched from an upstream registry (the SDK's upstream client reads a body whole). */
+const MAX_UPSTREAM_BLOB_BYTES = 8 * 1024 * 1024 * 1024;
+
+async function readManifestFile(file: FormatFile): Promise<ManifestHit | null> {
+  if (file.size > MAX_MANIFEST_BYTES) return null;
+  const bytes = await buffer(await file.open());
+  if (!looksLikeManifest(bytes)) return null;
+  return { bytes, digest: `sha256:${file.sha256}`, mediaType: mediaTypeOf(bytes), file };
+}
+
+/** A stored blob is a manifest (schemaVersion 2 with layers or manifests), not a layer or a config. */
+export function looksLikeManifest(bytes: Buffer): boolean {
+  if (bytes.length === 0 || bytes.length > MAX_MANIFEST_BYTES || bytes[0] !== 0x7b) return false;
+  try {
+    const doc = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    return doc.schemaVersion === 2 && (Array.isArray(doc.layers) || Array.isArray(doc.manifests));
+  } catch {
+    return false;
+  }
+}
+
+async function storedManifest(ctx: FormatContext, image: string, ref: string): Promise<ManifestHit | null> {
+  if (isDigest(ref)) {
+    const file = await ctx.stat(blobPath(image, requireSha256(ref)));
+    return file && readManifestFile(file);
+  }
+  if (!TAG_RE.test(ref)) throw new OciError(400, 'MANIFEST_INVALID', `'${ref}' is not a valid tag`);
+  const file =
+    (await ctx.stat(`${image}/${ref}/${TAG_MANIFEST}`)) ??
+    (await ctx.stat(`${image}/${ref}/${TAG_LIST_MANIFEST}`));
+  return file && readManifestFile(file);
+}
+
+/**
+ * A remote repository's manifest: a digest is cached forever; a tag is asked of the upstream again
+ * after the retrieval cache period, and the cached one is served while the upstream is down.
+ */
+async function remoteManifest(ctx: FormatContext, image: string, ref: string): Promise<ManifestHit | null> {
+  const cached = await storedManifest(ctx, image, ref);
+  const byDigest = isDigest(ref);
+  const periodMs = (ctx.repository.remote?.retrievalCachePeriodSecs ?? 0) * 1000;
+  if (cached && (byDigest || Date.now() - cached.file.modifiedAt.getTime() < periodMs)) return cached;
+  let res: Awaited<ReturnType<typeof upstreamGet>>;
+  try {
+    res = await upstreamGet(ctx, image, `manifests/${ref}`, {
+      accept: MANIFEST_TYPES.join(', '),
+      maxBytes: MAX_MANIFEST_BYTES,
+    });
+  } catch (err) {
+    ctx.log.warn({ image, ref, err: (err as Error).message }, 'upstream registry unavailable');
+    return cached;
+  }
+  if (res.status === 404) return null;
+  if (res.status !== 200) {
+    ctx.log.warn({ image, ref, status: res.status }, 'upstream registry refused a manifest');
+    return cached;
+  }
+  const hex = sha256(res.body);
+  if (byDigest && hex !== requireSha256(ref)) {
+    ctx.log.warn({ image, ref }, 'upstream registry answered a manifest of another digest');
+    return cached;
+  }
+  if (!looksLikeManifest(res.body)) return cached;
+  const stored =
+    (await ctx.stat(blobPath(image, hex))) ??
+    (await ctx.cache(blobPath(image, hex), res.body, { expected: { sha256: hex } }));
+  let file = stored;
+  if (!byDigest) {
+    const isIndex = Array.isArray(
+      (JSON.parse(res.body.toString('utf8')) as { manifests?: unknown }).manifests,
+    );
+    const other = `${image}/${ref}/${isIndex ? TAG_MANIFEST : TAG_LIST_MANIFEST}`;
+    if (await ctx.stat(other)) await ctx.delete(other).catch(() => 0);
+    file = await ctx.cache(`${image}/${ref}/${isIndex ? TAG_LIST_MANIFEST : TAG_MANIFEST}`, res.body, {
+      expected: { sha256: hex },
+    });
+  }
+  return { bytes: res.body, digest: `sha256:${hex}`, mediaType: mediaTypeOf(res.body), file };
+}
+
+/** Members of a virtual repository that fail (an upstream down) are passed over, as the core does. */
+async function firstOf<T>(ctx: FormatContext, find: (member: FormatContext) => Promise<T | null>) {
+  for (const member of await ctx.members()) {
+    try {
+      const hit = await find(member);
+      if (hit) return hit;
+    } catch (err) {
+      const status = (err as { status?: number }).status ?? 500;
+      if (status < 500 && status !== 404 && status !== 401 && status !== 403) throw err;
+      ctx.log.warn({ member: member.repository.key, err: (err as Error).message }, 'virtual member failed');
+    }
+  }
+  return null;
+}
+
+/** A manifest by tag or digest, through the repository's class. */
+export async function findManifest(
+  ctx: FormatContext,
+  image: string,
+  ref: string,
+): Promise<ManifestHit | null> {
+  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, (m) => findManifest(m, image, ref));
+  if (ctx.repository.rclass === 'remote') return remoteManifest(ctx, image, ref);
+  return storedManifest(ctx, image, ref);
+}
+
+/** A blob of an image, through the repository's class (a remote fetches a miss once, however many pull it). */
+export async function findBlob(ctx: FormatContext, image: string, hex: string): Promise<FormatFile | null> {
+  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, (m) => findBlob(m, image, hex));
+  const path = blobPath(image, hex);
+  const hit = await ctx.stat(path);
+  if (hit || ctx.repository.rclass !== 'remote') return hit;
+  return ctx.withLock(`oci-blob:${hex}`, async () => {
+    const again = await ctx.stat(path);
+    if (again) return again;
+    let res: Awaited<ReturnType<typeof upstreamGet>>;
+    try {
+      res = await upstreamGet(ctx, image, `blobs/sha256:${hex}`, { maxBytes: MAX_UPSTREAM_BLOB_BYTES });
+    } catch (err) {
+      ctx.log.warn({ image, hex, err: (err as Error).message }, 'upstream registry unavailable');
+      return null;
+    }
+    if (res.status !== 200) return null;
+    try {
+      return await ctx.cache(path, res.body, { expected: { sha256: hex } });
+    } catch (err) {
+      ctx.log.warn({ image, hex, err: (err as Error).message }, 'upstream blob does not match its digest');
+      return null;
+    }
+  });
+}
+
+async function drainVerifying(source: Readable, hex: string): Promise<void> {
+  const hash = createHash('sha256');
+  for await (const chunk of source) hash.update(chunk as Buffer);
+  if (hash.digest('hex') !== hex)
+    throw new OciError(
+      400,
+      'DIGEST_INVALID',
+      `The uploaded content does not match sha256:${hex}; nothing was stored`,
+    );
+}
+
+const isChecksumMismatch = (err: unknown) => (err as { code?: string }).code === 'CHECKSUM_MISMATCH';
+
+/**
+ * Stores a blob the client pushed, visible only once its bytes match the digest (the core verifies
+ * while it writes and stores nothing on a mismatch).
+ */
+export async function storeBlob(dctx: FormatContext, image: string, hex: string, source: Readable) {
+  const path = blobPath(image, hex);
+  return dctx.withLock(`oci-blob:${hex}`, async () => {
+    const existing = await dctx.stat(path);
+    if (existing) {
+      await drainVerifying(source, hex);
+      return existing;
+    }
+    try {
+      return await dctx.deploy(path, source, { expected: { sha256: hex }, metadata: null });
+    } catch (err) {
+      if (isChecksumMismatch(err))
+        throw new OciError(
+          400,
+          'DIGEST_INVALID',
+          `The uploaded content does not match sha256:${hex}; nothing was stored`,
+        );
+      throw err;
+    }
+  });
+}
+
+/** Cross-repository mount: the blob (already in the blob store) is linked into the image, no bytes copied. */
+export async function linkBlob(dctx: FormatContext, image: string, hex: string): Promise<FormatFile> {
+  const path = blobPath(image, hex);
+  return dctx.withLock(`oci-blob:${hex}`, async () => {
+    const existing = await dctx.stat(path);
+    if (existing) return existing;
+    return dctx.deploy(path, Buffer.alloc(0), {
+      byChecksum: true,
+      expected: { sha256: hex },
+      metadata: null,
+    });
+  });
+}
+
+function imageSize(parsed: ParsedManifest, body: Buffer): number {
+  return body.length + parsed.blobs.reduce((sum, d) => sum + d.size, 0);
+}
+
+/**
+ * Stores a pushed manifest byte for byte: its Content-Type is checked before the body is parsed,
+ * every blob and child manifest it names must be in the image (MANIFEST_BLOB_UNKNOWN), a digest
+ * reference must match the bytes. A tag gets `{image}/{tag}/manifest.json` and its layers.
+ */
+export async function storeManifest(
+  dctx: FormatContext,
+  image: string,
+  ref: string,
+  contentType: string | undefined,
+  body: Buffer,
+): Promise<{ digest: string; parsed: ParsedManifest }> {
+  const byDigest = isDigest(ref);
+  if (!byDigest && !TAG_RE.test(ref))
+    throw new OciError(400, 'MANIFEST_INVALID', `'${ref}' is not a valid tag`);
+  const parsed = parseManifest(contentType, body);
+  const hex = sha256(body);
+  if (byDigest && requireSha256(ref) !== hex)
+    throw new OciError(400, 'DIGEST_INVALID', `The manifest's digest is sha256:${hex}, not ${ref}`);
+  const missing = async (d: Descriptor) => {
+    const h = sha256Hex(d.digest);
+    const file = h ? await dctx.stat(blobPath(image, h)) : null;
+    if (!file)
+      throw new OciError(
+        400,
+        'MANIFEST_BLOB_UNKNOWN',
+        `The manifest references ${d.digest}, which is not in ${image}`,
+        {
+          digest: d.digest,
+        },
+      );
+    if (file.size !== d.size)
+      throw new OciError(
+        400,
+        'MANIFEST_INVALID',
+        `The manifest gives ${d.digest} a size of ${d.size} bytes; it has ${file.size}`,
+      );
+  };
+  for (const d of parsed.blobs) if (!isForeign(d)) await missing(d);
+  for (const d of parsed.manifests) await missing(d);
+
+  const properties: Record<string, string[]> = {
+    'docker.manifest.digest': [`sha256:${hex}`],
+    'docker.manifest.type': [parsed.mediaType],
+    'docker.repoName': [image],
+    ...(parsed.subject ? { 'docker.subject': [parsed.subject.digest] } : {}),
+    ...(parsed.artifactType ? { 'docker.artifactType': [parsed.artifactType] } : {}),
+  };
+  await dctx.withLock(`oci-manifest:${image}`, async () => {
+    const canonical = blobPath(image, hex);
+    if (!(await dctx.stat(canonical)))
+      await dctx.deploy(canonical, body, { expected: { sha256: hex }, properties, metadata: null });
+    if (byDigest) return;
+    const folder = `${image}/${ref}`;
+    const name = parsed.isIndex ? TAG_LIST_MANIFEST : TAG_MANIFEST;
+    const other = parsed.isIndex ? TAG_MANIFEST : TAG_LIST_MANIFEST;
+    const current = await dctx.stat(`${folder}/${name}`);
+    if (current?.sha256 === hex) return;
+    if (await dctx.stat(`${folder}/${other}`)) await dctx.delete(`${folder}/${other}`);
+    const size = imageSize(parsed, body);
+    await dctx.deploy(`${folder}/${name}`, body, {
+      expected: { sha256: hex },
+      properties: {
+        ...properties,
+        'docker.manifest': [ref],
+        'docker.size': [String(size)],
+        'docker.layers': parsed.blobs.slice(1).map((d) => d.digest),
+      },
+      metadata: {
+        name: image,
+        version: ref,
+        description: parsed.isIndex
+          ? `${parsed.manifests.length} platform manifests`
+          : `${parsed.blobs.length - 1} layers, ${size} bytes`,
+        leadFile: true,
+      },
+    });
+    const wanted = new Map<string, string>();
+    for (const d of parsed.blobs) {
+      const h = sha256Hex(d.digest);
+      if (h && !isForeign(d)) wanted.set(digestFile(h), h);
+    }
+    for (const entry of await dctx.list(folder))
+      if (!entry.folder && entry.name.startsWith('sha256__') && !wanted.has(entry.name))
+        await dctx.delete(`${folder}/${entry.name}`);
+    for (const [fileName, h] of wanted)
+      if (!(await dctx.stat(`${folder}/${fileName}`)))
+        await dctx.deploy(`${folder}/${fileName}`, Buffer.alloc(0), {
+          byChecksum: true,
+          expected: { sha256: h },
+          metadata: null,
+        });
+  });
+  return { digest: `sha256:${hex}`, parsed };
+}
+
+/** Tags of an image in one repository (null: no such image). */
+async function storedTags(ctx: FormatContext, image: string): Promise<string[] | null> {
+  const entries = await ctx.list(image);
+  if (entries.length === 0) return null;
+  return entries
+    .filter(
+      (e) => e.folder && !e.name.startsWith('_') && !e.name.startsWith('sha256__') && TAG_RE.test(e.name),
+    )
+    .map((e) => e.name);
+}
+
+async function remoteTags(ctx: FormatContext, image: string): Promise<string[] | null> {
+  const cached = await storedTags(ctx, image);
+  try {
+    const res = await upstreamGet(ctx, image, 'tags/list?n=10000', { maxBytes: 16 * 1024 * 1024 });
+    if (res.status === 404) return cached;
+    if (res.status === 200) {
+      const doc = JSON.parse(res.body.toString('utf8')) as { tags?: string[] | null };
+      return [...new Set([...(doc.tags ?? []), ...(cached ?? [])])];
+    }
+  } catch (err) {
+    ctx.log.warn({ image, err: (err as Error).message }, 'upstream registry unavailable for tags');
+  }
+  return cached;
+}
+
+/** Tags of an image through the repository's class; a virtual repository merges its members'. */
+export async function listTags(ctx: FormatContext, image: string): Promise<string[] | null> {
+  if (ctx.repository.rclass === 'virtual') {
+    let found: Set<string> | null = null;
+    for (const member of await ctx.members()) {
+      const tags = await listTags(member, image).catch(() => null);
+      if (tags) found = new Set([...(found ?? []), ...tags]);
+    }
+    return found && [...found];
+  }
+  if (ctx.repository.rclass === 'remote') return remoteTags(ctx, image);
+  return storedTags(ctx, image);
+}
+
+/** Deletes a tag, or a manifest by digest with every tag that points at it (local repositories). */
+export async function deleteManifest(ctx: FormatContext, image: string, ref: string): Promise<void> {
+  if (!isDigest(ref)) {
+    const hit = await storedManifest(ctx, image, ref);
+    if (!hit) throw new OciError(404, 'MANIFEST_UNKNOWN', `${image}:${ref} is not here`);
+    await ctx.delete(`${image}/${ref}`);
+    return;
+  }
+  const hex = requireSha256(ref);
+  const canonical = await ctx.stat(blobPath(image, hex));
+  let deleted = 0;
+  for (const tag of (await storedTags(ctx, image)) ?? []) {
+    const hit = await storedManifest(ctx, image, tag);
+    if (hit?.file.sha256 === hex) {
+      await ctx.delete(`${image}/${tag}`);
+      deleted += 1;
+    }
+  }
+  if (canonical && (await readManifestFile(canonical))) {
+    await ctx.delete(blobPath(image, hex));
+    deleted += 1;
+  }
+  if (deleted === 0) throw new OciError(404, 'MANIFEST_UNKNOWN', `${image}@${ref} is not here`);
+}
+
+/** spec "Listing Referrers": manifests of the image whose `subject` is the digest, as index descriptors. */
+export async function listReferrers(
+  ctx: FormatContext,
+  image: string,
+  hex: string,
+  artifactType?: string,
+): Promise<Descriptor[]> {
+  if (ctx.repository.rclass === 'virtual') {
+    const seen = new Map<string, Descriptor>();
+    for (const member of await ctx.members())
+      for (const d of await listReferrers(member, image, hex, artifactType).catch(() => []))
+        seen.set(d.digest, d);
+    return [...seen.values()];
+  }
+  const found: Descriptor[] = [];
+  for (const file of await ctx.listFiles(`${image}/${UPLOADS}`)) {
+    const subject = file.properties['docker.subject']?.[0];
+    if (subject !== `sha256:${hex}`) continue;
+    const hit = await readManifestFile(file);
+    if (!hit) continue;
+    const doc = JSON.parse(hit.bytes.toString('utf8')) as {
+      artifactType?: string;
+      config?: { mediaType?: string };
+      annotations?: Record<string, string>;
+    };
+    const type = doc.artifactType ?? doc.config?.mediaType;
+    if (artifactType && type !== artifactType) continue;
+    found.push({
+      mediaType: hit.mediaType,
+      digest: hit.digest,
+      size: hit.bytes.length,
+      ...(type ? { artifactType: type } : {}),
+      ...(doc.annotations ? { annotations: doc.annotations } : {}),
+    });
+  }
+  return found;
+}
+
+/** Images of a repository that hold at least one manifest (for `_catalog`). */
+export async function listImages(ctx: FormatContext): Promise<string[]> {
+  if (ctx.repository.rclass === 'virtual') return [];
+  const images = new Set<string>();
+  for (const file of await ctx.listFiles('')) {
+    const m = /^(.+)\/([^/]+)\/(manifest\.json|list\.manifest\.json)$/.exec(file.path);
+    if (m && m[2] !== UPLOADS) images.add(m[1]!);
+    const u = /^(.+)\/_uploads\/sha256__[a-f0-9]{64}$/.exec(file.path);
+    if (u && file.properties['docker.manifest.type']) images.add(u[1]!);
+  }
+  return [...images].sort();
+}
