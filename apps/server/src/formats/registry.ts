@@ -1,11 +1,12 @@
 import { EXCLUDED_PACKAGE_TYPES, PACKAGE_TYPE_ALIASES } from '@granary/contracts';
 import { dockerFormat } from './docker/index.ts';
 import { genericFormat } from './generic/index.ts';
+import { gradleFormat, mavenFormat } from './maven/index.ts';
 import { npmFormat } from './npm/index.ts';
 import type { PackageFormat } from './sdk/format.ts';
 
 /** The explicit list of formats this server runs. Add a format here; nothing is discovered. */
-const FORMATS: readonly PackageFormat[] = [genericFormat, dockerFormat, npmFormat];
+const FORMATS: readonly PackageFormat[] = [genericFormat, dockerFormat, npmFormat, mavenFormat, gradleFormat];
 
 export interface FormatRegistry {
   get(idOrAlias: string): PackageFormat | undefined;

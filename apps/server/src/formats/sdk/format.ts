@@ -78,6 +78,8 @@ export interface FormatRepository extends RepositoryRef {
   };
   /** virtual: member keys in resolution order, and where deploys go */
   virtual?: { repositories: string[]; defaultDeploymentRepo?: string };
+  /** Maven-like types: whether the repository accepts releases and snapshots */
+  maven?: { handleReleases: boolean; handleSnapshots: boolean };
 }
 
 /** A stored file with its checksums and properties. */
@@ -99,6 +101,8 @@ export interface DeployOptions {
   noOverwrite?: boolean;
   /** package metadata for the packages index, when the format already parsed it (else extractMetadata runs) */
   metadata?: PackageMetadata | null;
+  /** an index document the format regenerates from stored files (maven-metadata.xml): write permission at the path suffices to replace it (no delete permission) */
+  regenerated?: boolean;
   /** store content already in the blob store by `expected.sha256` (no bytes read from `source`): a copy that costs no I/O, e.g. an OCI layer shared by tags */
   byChecksum?: boolean;
 }
@@ -222,6 +226,12 @@ export interface PackageFormat {
   snippets(input: SnippetInput): Snippet[];
   /** The install command for one package (spec 001 §3 install commands). */
   installCommand(input: SnippetInput): string | null;
+  /**
+   * A generated client configuration document (Maven's `settings.xml`, a POM's `distributionManagement`)
+   * by name, for the console's Set Me Up calls; `repositories` maps roles (release, snapshot, …) to keys.
+   * Null for a name the format does not know.
+   */
+  clientConfig?(name: string, input: SnippetInput & { repositories: Record<string, string> }): Snippet | null;
   /** remote: the upstream URL for a path in the repository. */
   upstreamUrl?(remoteUrl: string, path: string): string;
   /**
