@@ -227,7 +227,7 @@ describe('skopeo against Granary (issue 7 acceptance, real processes on loopback
     expect(res.headers.get('www-authenticate')).toMatch(
       /^Bearer realm="http:\/\/127\.0\.0\.1:\d+\/v2\/token"/,
     );
-    expect((await res.json()).errors[0].code).toBe('UNAUTHORIZED');
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('UNAUTHORIZED');
   }, 120_000);
 
   it('refuses a pushed blob whose bytes do not match its digest, and keeps nothing of it', async () => {
@@ -239,7 +239,7 @@ describe('skopeo against Granary (issue 7 acceptance, real processes on loopback
       body: bytes,
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).errors[0].code).toBe('DIGEST_INVALID');
+    expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('DIGEST_INVALID');
     for (const digest of [claimed, digestOf(bytes)]) {
       const head = await fetch(`http://${main.host}/v2/docker-local/liar/blobs/${digest}`, {
         method: 'HEAD',
