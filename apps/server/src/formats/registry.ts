@@ -3,10 +3,18 @@ import { dockerFormat } from './docker/index.ts';
 import { genericFormat } from './generic/index.ts';
 import { gradleFormat, mavenFormat } from './maven/index.ts';
 import { npmFormat } from './npm/index.ts';
+import { pypiFormat } from './pypi/index.ts';
 import type { PackageFormat } from './sdk/format.ts';
 
 /** The explicit list of formats this server runs. Add a format here; nothing is discovered. */
-const FORMATS: readonly PackageFormat[] = [genericFormat, dockerFormat, npmFormat, mavenFormat, gradleFormat];
+const FORMATS: readonly PackageFormat[] = [
+  genericFormat,
+  dockerFormat,
+  npmFormat,
+  pypiFormat,
+  mavenFormat,
+  gradleFormat,
+];
 
 export interface FormatRegistry {
   get(idOrAlias: string): PackageFormat | undefined;

@@ -21,6 +21,8 @@ export interface ProtocolDriver {
   remoteUrl?(baseUrl: string, upstreamKey: string): string;
   /** Extra repository settings the format needs (e.g. maven's handleSnapshots). */
   repositorySettings?: Record<string, unknown>;
+  /** Extra settings of the remote repository only (e.g. credentials for the upstream, which refuses anonymous reads). */
+  remoteSettings?: Record<string, unknown>;
 }
 
 const pathOf = (url: string) => {
@@ -58,6 +60,7 @@ export function describeFormatProtocolConformance(format: PackageFormat, driver:
       await create('conf-remote', {
         rclass: 'remote',
         url: driver.remoteUrl?.(base, 'conf-up') ?? `${base}/repository/conf-up/`,
+        ...driver.remoteSettings,
       });
       await create('conf-virtual', { rclass: 'virtual', repositories: ['conf-a', 'conf-b'] });
       await create('conf-guarded', { rclass: 'virtual', repositories: ['conf-b', 'conf-remote'] });
