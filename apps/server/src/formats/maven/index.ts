@@ -285,15 +285,20 @@ async function acceptChecksum(
   return true;
 }
 
-/** A virtual repository's maven-metadata.xml: the members' documents merged; null when none has one. */
+/**
+ * A virtual repository's maven-metadata.xml: the members' documents merged; null when none has one.
+ * Dependency-confusion protection: when a local member holds the document, remote members' are left out.
+ */
 async function mergedMetadata(ctx: FormatContext, path: string): Promise<Buffer | null> {
   const members = await ctx.members();
-  const docs = await Promise.all(
+  const found = await Promise.all(
     members.map(async (member) => {
       if (policyRefusal(member.repository, path, false)) return null;
       try {
         const file = await member.get(path);
-        return file ? parseMetadata(await readBounded(await file.open(), MAX_XML_BYTES)) : null;
+        if (!file) return null;
+        const doc = parseMetadata(await readBounded(await file.open(), MAX_XML_BYTES));
+        return { doc, local: member.repository.rclass === 'local' };
       } catch (err) {
         ctx.log.warn(
           { member: member.repository.key, path, err: (err as Error).message },
@@ -303,7 +308,9 @@ async function mergedMetadata(ctx: FormatContext, path: string): Promise<Buffer 
       }
     }),
   );
-  const merged = mergeMetadata(docs.filter((d): d is MavenMetadata => d !== null));
+  let docs = found.filter((d) => d !== null);
+  if (docs.some((d) => d.local)) docs = docs.filter((d) => d.local);
+  const merged = mergeMetadata(docs.map((d) => d.doc));
   return merged && serializeMetadata(merged);
 }
 

@@ -27,20 +27,23 @@ const digest = (algorithm: string, bytes: Buffer | string) =>
 const pomFor = (version: string, artifactId = 'demo-lib') =>
   `<project><modelVersion>4.0.0</modelVersion><groupId>org.granary.samples</groupId><artifactId>${artifactId}</artifactId><version>${version}</version></project>`;
 
-/** An upstream Maven repository on loopback serving one artifact-level document (for the remote member). */
+const REMOTE_LIB = 'org/granary/samples/remote-lib';
+const upstreamDoc = (artifactId: string) => `<?xml version="1.0" encoding="UTF-8"?>
+<metadata><groupId>org.granary.samples</groupId><artifactId>${artifactId}</artifactId>
+<versioning><latest>0.9</latest><release>0.9</release><versions><version>0.8</version><version>0.9</version></versions><lastUpdated>20200101000000</lastUpdated></versioning></metadata>`;
+
+/** An upstream Maven repository on loopback (for the remote member): metadata of two artifacts and one jar. */
 function startUpstream() {
   const hits: string[] = [];
-  const doc = `<?xml version="1.0" encoding="UTF-8"?>
-<metadata><groupId>org.granary.samples</groupId><artifactId>demo-lib</artifactId>
-<versioning><latest>0.9</latest><release>0.9</release><versions><version>0.8</version><version>0.9</version></versions><lastUpdated>20200101000000</lastUpdated></versioning></metadata>`;
   const server = http.createServer((req, res) => {
     hits.push(req.url ?? '');
-    if (req.url === `/maven2/${LIB}/maven-metadata.xml`) {
-      res.writeHead(200, { 'content-type': 'text/xml' });
-      res.end(doc);
-      return;
-    }
-    if (req.url === `/maven2/${LIB}/0.9/demo-lib-0.9.jar`) {
+    for (const ga of [LIB, REMOTE_LIB])
+      if (req.url === `/maven2/${ga}/maven-metadata.xml`) {
+        res.writeHead(200, { 'content-type': 'text/xml' });
+        res.end(upstreamDoc(ga.split('/').at(-1)!));
+        return;
+      }
+    if (req.url === `/maven2/${REMOTE_LIB}/0.9/remote-lib-0.9.jar`) {
       res.writeHead(200);
       res.end(JAR);
       return;
@@ -296,7 +299,7 @@ describe(`maven repositories (${testEngine})`, () => {
     expect((await metadata(`/repository/libs-all/${LIB}/maven-metadata.xml`)).versions).toEqual(['1.0']);
   });
 
-  it('issue 7: a virtual repository merges its members’ maven-metadata.xml (local and remote), latest/release recomputed', async () => {
+  it('issue 7: a virtual repository merges its members’ maven-metadata.xml, versions united and latest/release recomputed', async () => {
     expect(
       (await put(`/repository/libs-other/${LIB}/1.10/demo-lib-1.10.pom`, pomFor('1.10'))).statusCode,
     ).toBe(201);
@@ -304,15 +307,10 @@ describe(`maven repositories (${testEngine})`, () => {
     const merged = await get(url);
     expect(merged.statusCode).toBe(200);
     const doc = parseMetadata(merged.rawPayload);
-    expect(doc.versions).toEqual(['0.8', '0.9', '1.0', '1.10']);
+    // The remote member's 0.8 and 0.9 are left out: local members hold this artifact (dependency confusion).
+    expect(doc.versions).toEqual(['1.0', '1.10']);
     expect(doc).toMatchObject({ latest: '1.10', release: '1.10' });
     expect((await get(`${url}.sha1`)).body).toBe(digest('sha1', merged.rawPayload));
-    // The remote's artifacts resolve through the virtual repository; their checksums too.
-    const jar = await get(`/repository/maven-virtual/${LIB}/0.9/demo-lib-0.9.jar`);
-    expect(jar.rawPayload.equals(JAR)).toBe(true);
-    expect((await get(`/repository/maven-virtual/${LIB}/0.9/demo-lib-0.9.jar.sha1`)).body).toBe(
-      digest('sha1', JAR),
-    );
     // A deploy through the virtual repository lands in its default deployment repository.
     const deployed = await put(`/repository/maven-virtual/${LIB}/4.0/demo-lib-4.0.jar`, JAR);
     expect(deployed.statusCode).toBe(201);
@@ -321,6 +319,22 @@ describe(`maven repositories (${testEngine})`, () => {
       '1.0',
       '4.0',
     ]);
+    expect((await metadata(url)).versions).toEqual(['1.0', '1.10', '4.0']);
+  });
+
+  it('issue 7: a remote member’s metadata and artifacts resolve through the virtual repository, checksums computed from the bytes', async () => {
+    const doc = await metadata(`/repository/maven-virtual/${REMOTE_LIB}/maven-metadata.xml`);
+    expect(doc).toMatchObject({ versions: ['0.8', '0.9'], release: '0.9' });
+    const jar = await get(`/repository/maven-virtual/${REMOTE_LIB}/0.9/remote-lib-0.9.jar`);
+    expect(jar.rawPayload.equals(JAR)).toBe(true);
+    expect((await get(`/repository/maven-virtual/${REMOTE_LIB}/0.9/remote-lib-0.9.jar.sha1`)).body).toBe(
+      digest('sha1', JAR),
+    );
+    expect((await get(`/repository/central/${REMOTE_LIB}/0.9/remote-lib-0.9.jar.sha512`)).body).toBe(
+      digest('sha512', JAR),
+    );
+    // Checksums are computed, never fetched from the upstream.
+    expect(upstream.hits.some((h) => h.endsWith('.sha1') || h.endsWith('.sha512'))).toBe(false);
   });
 
   it('issue 7: a remote that does not handle snapshots never asks its upstream for one', async () => {
