@@ -44,6 +44,8 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startServer(options: {
   logFile: string;
   adminPassword: string;
+  /** Extra settings, e.g. GRANARY_FLAVOUR or GRANARY_LICENSE for a server of another kind. */
+  env?: Record<string, string>;
 }): Promise<RunningServer> {
   const main = path.join(ROOT, 'apps/server/src/main.ts');
   if (!existsSync(main)) throw new Error(`The server entry ${main} does not exist`);
@@ -65,6 +67,7 @@ export async function startServer(options: {
       GRANARY_HOST: '127.0.0.1',
       GRANARY_HOME: home,
       GRANARY_ADMIN_PASSWORD: options.adminPassword,
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -21,12 +21,12 @@ export async function loadMockScreens(): Promise<MockScreens> {
 
 let loading: Promise<MockScreens> | null = null;
 
-/** The screens' load, shared by renders; a failed load is forgotten so the next visit tries again. */
+/**
+ * The screens' load, shared by renders (a new promise per render would suspend for ever). A failed load stays
+ * failed until the page is reloaded, which the error boundary offers.
+ */
 function mockScreens(): Promise<MockScreens> {
-  loading ??= loadMockScreens().catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
+  loading ??= loadMockScreens();
   return loading;
 }
 

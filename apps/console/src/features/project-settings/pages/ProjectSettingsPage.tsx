@@ -24,7 +24,9 @@ function Members({ projectKey, kind }: { projectKey: string; kind: 'users' | 'gr
         loading={members.isPending}
         dataSource={members.data?.members ?? []}
         pagination={false}
-        locale={{ emptyText: `No ${kind} are members of this project` }}
+        locale={{
+          emptyText: <span className="table-empty-text">{`No ${kind} are members of this project`}</span>,
+        }}
         columns={[
           { title: 'Name', dataIndex: 'name' },
           {

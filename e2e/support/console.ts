@@ -1,0 +1,79 @@
+import { expect, type Page } from '@playwright/test';
+
+/** The main server's admin password (set by the global setup). */
+export function mainAdminPassword(): string {
+  const password = process.env.GRANARY_E2E_ADMIN_PASSWORD;
+  if (!password) throw new Error('GRANARY_E2E_ADMIN_PASSWORD is not set: the global setup did not run');
+  return password;
+}
+
+export function mainBaseURL(): string {
+  const url = process.env.GRANARY_E2E_BASE_URL;
+  if (!url) throw new Error('GRANARY_E2E_BASE_URL is not set: the global setup did not run');
+  return url;
+}
+
+/** A REST/console API call with HTTP Basic credentials (no browser session, so no CSRF header needed). */
+export async function apiCall(
+  baseURL: string,
+  auth: { user: string; password: string },
+  method: 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetch(`${baseURL}${path}`, {
+    method,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Creates (or updates) a user through the REST API. */
+export async function ensureUser(
+  baseURL: string,
+  adminPassword: string,
+  name: string,
+  password: string,
+  options: { admin?: boolean } = {},
+): Promise<void> {
+  await apiCall(baseURL, { user: 'admin', password: adminPassword }, 'PUT', `/api/security/users/${name}`, {
+    password,
+    email: `${name}@example.com`,
+    admin: options.admin ?? false,
+  });
+}
+
+/** Signs in through the login form; `landing` is where the console must end up. */
+export async function signIn(
+  page: Page,
+  baseURL: string,
+  user: string,
+  password: string,
+  landing: RegExp = /\/ui\/(?!login)/,
+): Promise<void> {
+  await page.goto(`${baseURL}/ui/login?noAutoRedirect`);
+  await page.getByLabel('Username').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page).toHaveURL(landing);
+}
+
+/** The labels of the open user menu (the sidebars' menus are menus too, so only the open dropdown's). */
+export async function openUserMenu(page: Page, user: string): Promise<string[]> {
+  await page
+    .getByRole('banner')
+    .getByRole('button', { name: new RegExp(user) })
+    .click();
+  const items = page.locator('.ant-dropdown-menu:visible').getByRole('menuitem');
+  await expect(items.first()).toBeVisible();
+  const labels = (await items.allInnerTexts()).map((t) => t.trim());
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.ant-dropdown-menu:visible')).toHaveCount(0);
+  return labels;
+}
