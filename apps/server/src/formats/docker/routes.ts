@@ -294,24 +294,74 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
       body.resume();
       return uploadHeaders(reply, name, uuid, session.size).code(204).send();
     }
+    // The reserved partial file goes as the server (a pusher may lack delete permission).
+    const dropPartial = async () => {
+      const partial = session.partial;
+      if (!partial) return;
+      session.partial = undefined;
+      const system = await contexts(request, reply, dctx.repository.key, { system: true });
+      await system?.delete(partial.path).catch(() => 0);
+    };
+    /** A second chunk after a partial: the bytes so far move to the temp file, the rest appends there. */
+    const materialize = async () => {
+      const partial = session.partial;
+      if (!partial) return;
+      const file = await dctx.stat(partial.path);
+      if (!file) throw new OciError(404, 'BLOB_UPLOAD_UNKNOWN', `Upload '${uuid}' lost its bytes`);
+      session.size = 0;
+      await uploads.append(session, await file.open());
+      await dropPartial();
+    };
+    const close = async () => {
+      await dropPartial();
+      await uploads.close(session);
+    };
     if (request.method === 'DELETE') {
       body.resume();
-      await uploads.serial(uuid, () => uploads.close(session));
+      await uploads.serial(uuid, close);
       return reply.code(204).send();
     }
     if (request.method === 'PATCH') {
-      await uploads.serial(uuid, () => uploads.append(session, body, start, length));
+      await uploads.serial(uuid, async () => {
+        if (session.size === 0 && !session.partial && !start) {
+          const path = `.oci-uploads/${uuid}`;
+          const file = await dctx.deploy(path, body, {
+            metadata: null,
+            expected: length !== undefined ? { size: length } : {},
+          });
+          session.partial = { path, sha256: file.sha256 };
+          session.size = file.size;
+          session.touchedAt = Date.now();
+          return;
+        }
+        await materialize();
+        await uploads.append(session, body, start, length);
+      });
       return uploadHeaders(reply, name, uuid, session.size).code(202).send();
     }
     if (request.method === 'PUT') {
       const hex = requireSha256(query.digest);
       await uploads.serial(uuid, async () => {
-        if (hasBody(request)) await uploads.append(session, body, start ?? session.size, length);
-        else body.resume();
         try {
-          await storeBlob(dctx, image, hex, uploads.read(session));
+          if (hasBody(request)) {
+            if (session.size === 0 && !session.partial) {
+              await storeBlob(dctx, image, hex, body);
+              return;
+            }
+            await materialize();
+            await uploads.append(session, body, start ?? session.size, length);
+          } else body.resume();
+          if (session.partial) {
+            if (session.partial.sha256 !== hex)
+              throw new OciError(
+                400,
+                'DIGEST_INVALID',
+                `The uploaded content is sha256:${session.partial.sha256}, not sha256:${hex}; nothing was stored`,
+              );
+            await linkBlob(dctx, image, hex);
+          } else await storeBlob(dctx, image, hex, uploads.read(session));
         } finally {
-          await uploads.close(session);
+          await close();
         }
       });
       return blobCreated(reply, name, hex);

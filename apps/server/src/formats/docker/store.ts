@@ -120,9 +120,26 @@ async function remoteManifest(ctx: FormatContext, image: string, ref: string): P
   return { bytes: res.body, digest: `sha256:${hex}`, mediaType: mediaTypeOf(res.body), file };
 }
 
+/**
+ * The members a virtual repository resolves an image through, in order. Dependency-confusion
+ * protection, as the core does for files: when a local member holds the image, remote members
+ * never answer for it.
+ */
+async function membersFor(ctx: FormatContext, image: string): Promise<FormatContext[]> {
+  const members = await ctx.members();
+  for (const member of members)
+    if (member.repository.rclass === 'local' && (await member.list(image)).length > 0)
+      return members.filter((m) => m.repository.rclass !== 'remote');
+  return members;
+}
+
 /** Members of a virtual repository that fail (an upstream down) are passed over, as the core does. */
-async function firstOf<T>(ctx: FormatContext, find: (member: FormatContext) => Promise<T | null>) {
-  for (const member of await ctx.members()) {
+async function firstOf<T>(
+  ctx: FormatContext,
+  image: string,
+  find: (member: FormatContext) => Promise<T | null>,
+) {
+  for (const member of await membersFor(ctx, image)) {
     try {
       const hit = await find(member);
       if (hit) return hit;
@@ -141,14 +158,14 @@ export async function findManifest(
   image: string,
   ref: string,
 ): Promise<ManifestHit | null> {
-  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, (m) => findManifest(m, image, ref));
+  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, image, (m) => findManifest(m, image, ref));
   if (ctx.repository.rclass === 'remote') return remoteManifest(ctx, image, ref);
   return storedManifest(ctx, image, ref);
 }
 
 /** A blob of an image, through the repository's class (a remote fetches a miss once, however many pull it). */
 export async function findBlob(ctx: FormatContext, image: string, hex: string): Promise<FormatFile | null> {
-  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, (m) => findBlob(m, image, hex));
+  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, image, (m) => findBlob(m, image, hex));
   const path = blobPath(image, hex);
   const hit = await ctx.stat(path);
   if (hit || ctx.repository.rclass !== 'remote') return hit;
@@ -355,7 +372,7 @@ async function remoteTags(ctx: FormatContext, image: string): Promise<string[] |
 export async function listTags(ctx: FormatContext, image: string): Promise<string[] | null> {
   if (ctx.repository.rclass === 'virtual') {
     let found: Set<string> | null = null;
-    for (const member of await ctx.members()) {
+    for (const member of await membersFor(ctx, image)) {
       const tags = await listTags(member, image).catch(() => null);
       if (tags) found = new Set([...(found ?? []), ...tags]);
     }

@@ -15,7 +15,14 @@ export interface UploadSession {
   /** Who opened it: nobody else may append to or close it. */
   owner: string;
   file: string;
+  /** bytes received so far */
   size: number;
+  /**
+   * A first chunk streamed straight into the blob store under the reserved `.oci-uploads/{uuid}`
+   * (the usual case: skopeo and docker send a blob in one PATCH), so closing the upload costs no
+   * second write: the digest is checked against what the store computed.
+   */
+  partial?: { path: string; sha256: string };
   startedAt: number;
   touchedAt: number;
 }

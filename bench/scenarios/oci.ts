@@ -1,0 +1,139 @@
+// OCI push and pull of a 61 MB image (layers of 1, 10 and 50 MB) with skopeo, Granary side by side
+// with Debian's docker-registry (the CNCF distribution registry) in the same run (issue 7).
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { writeOciLayout } from '../../apps/server/src/formats/docker/oci-testing.ts';
+import { freePort, startGranary } from '../lib/servers.ts';
+
+const exec = promisify(execFile);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const MB = 1024 * 1024;
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error('docker-registry exited early');
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+/** Debian's docker-registry on a free loopback port with a temp config and storage. */
+async function startRegistry(dir: string): Promise<{ host: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const config = path.join(dir, 'config.yml');
+  await writeFile(
+    config,
+    [
+      'version: 0.1',
+      'log:',
+      '  level: error',
+      '  accesslog:',
+      '    disabled: true',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${path.join(dir, 'data')}`,
+      '  delete:',
+      '    enabled: true',
+      'http:',
+      `  addr: 127.0.0.1:${port}`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('docker-registry', ['serve', config], { stdio: 'ignore' });
+  await waitFor(`http://127.0.0.1:${port}/v2/`, child);
+  return {
+    host: `127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
+async function timed(args: string[]): Promise<number> {
+  const start = process.hrtime.bigint();
+  await exec('skopeo', ['--insecure-policy', ...args], { maxBuffer: 16 * MB, timeout: 600_000 });
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+const range = (v: number[]) => `${Math.min(...v).toFixed(0)}–${Math.max(...v).toFixed(0)}`;
+
+export async function run(): Promise<void> {
+  const which = await exec('sh', ['-c', 'command -v skopeo && command -v docker-registry']).catch(() => null);
+  if (!which) {
+    console.log(
+      'oci: skopeo or docker-registry missing (apt-get install skopeo docker-registry): scenario not run',
+    );
+    return;
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-oci-'));
+  const granary = await startGranary();
+  const registry = await startRegistry(dir);
+  try {
+    const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
+    const created = await fetch(`${granary.url}/api/repositories/docker-local`, {
+      method: 'PUT',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ rclass: 'local', packageType: 'docker' }),
+    });
+    if (created.status !== 201) throw new Error(`repository not created: ${await created.text()}`);
+    const granaryHost = new URL(granary.url).host;
+    const targets = [
+      { name: 'granary', prefix: `${granaryHost}/docker-local`, creds: ['--creds', 'admin:bench-password'] },
+      { name: 'docker-registry', prefix: `${registry.host}/library`, creds: [] as string[] },
+    ];
+    const times: Record<string, { push: number[]; pull: number[] }> = {
+      granary: { push: [], pull: [] },
+      'docker-registry': { push: [], pull: [] },
+    };
+    for (let i = 0; i < RUNS; i++) {
+      // Fresh random layers each run: every push uploads all 61 MB (no blob is already there to skip or mount).
+      const layout = path.join(dir, `layout-${i}`);
+      await writeOciLayout(layout, 'v1', [{ arch: 'amd64', layerSizes: [1 * MB, 10 * MB, 50 * MB] }]);
+      // Alternate who goes first, so neither always meets a warmer page cache.
+      const order = i % 2 === 0 ? targets : [...targets].reverse();
+      for (const t of order) {
+        const ref = `docker://${t.prefix}/bench${i}:v1`;
+        const creds = t.creds.length ? ['--dest-creds', t.creds[1]!] : [];
+        times[t.name]!.push.push(
+          await timed(['copy', `oci:${layout}:v1`, '--dest-tls-verify=false', ...creds, ref]),
+        );
+        const out = path.join(dir, `out-${t.name}-${i}`);
+        const srcCreds = t.creds.length ? ['--src-creds', t.creds[1]!] : [];
+        times[t.name]!.pull.push(
+          await timed(['copy', '--src-tls-verify=false', ...srcCreds, ref, `oci:${out}:v1`]),
+        );
+        await rm(out, { recursive: true, force: true });
+      }
+      await rm(layout, { recursive: true, force: true });
+    }
+    console.log(
+      `\noci: skopeo copy of a 61 MB image (1+10+50 MB layers), ${RUNS} runs, milliseconds (median, min–max)`,
+    );
+    for (const op of ['push', 'pull'] as const) {
+      const g = times.granary![op];
+      const r = times['docker-registry']![op];
+      const ratio = median(g) / median(r);
+      console.log(
+        `  ${op}: granary ${median(g).toFixed(0)} ms (${range(g)}) · docker-registry ${median(r).toFixed(0)} ms (${range(r)}) · ratio ${ratio.toFixed(2)} (goal ≤ 1.0)`,
+      );
+    }
+  } finally {
+    await registry.stop();
+    await granary.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
