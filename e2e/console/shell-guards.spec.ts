@@ -146,6 +146,7 @@ test.describe('shell guards and redirects (self-hosted, full, built-in licence)'
     // The choice survives a reload.
     await page.reload();
     await expect(page.getByRole('navigation', { name: 'Project settings' })).toBeVisible();
+    await expect(page.getByRole('row', { name: /shell-pat\s+Project Admin/ })).toBeVisible();
     await saveScreenshot('shell-project-admin');
     await expectAccessible();
     await selectProject(page, 'All projects');
