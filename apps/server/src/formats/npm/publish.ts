@@ -118,7 +118,8 @@ export async function publish(ctx: FormatContext, name: string, doc: Record<stri
   const tarballs = Object.entries(attachments).filter(([file]) => file.endsWith('.tgz'));
   if (tarballs.length !== 1) throw new NpmError(400, 'A publish must attach exactly one package tarball');
   const [file, attachment] = tarballs[0]!;
-  if (file !== tarballFile(name, version))
+  // npm names a scoped package's attachment `@scope/pkg-1.0.0.tgz`; the stored file is `pkg-1.0.0.tgz`.
+  if (file !== tarballFile(name, version) && file !== `${name}-${version}.tgz`)
     throw new NpmError(400, `The attachment is '${file}', expected '${tarballFile(name, version)}'`);
   if (!isObject(attachment) || typeof attachment.data !== 'string')
     throw new NpmError(400, 'The attachment carries no base64 data');
