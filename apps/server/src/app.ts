@@ -14,7 +14,9 @@ import type { Config } from './config/index.ts';
 import { createFormatRegistry } from './formats/registry.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
 import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
+import { registerPackages } from './modules/packages/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
+import { registerSearch } from './modules/search/index.ts';
 import { registerSystem } from './modules/system/index.ts';
 import { readVersion } from './modules/system/version.ts';
 import { BlobCache, type BlobStore, createBlobStore } from './platform/blobs/index.ts';
@@ -146,6 +148,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await registerSystem(app, app.granary, access);
     await registerAccessRoutes(app, access);
     await registerRepositories(app, app.granary, access, createFormatRegistry());
+    await registerPackages(app, app.granary, access);
+    await registerSearch(app, app.repositories);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

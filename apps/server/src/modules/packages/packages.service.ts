@@ -1,13 +1,16 @@
 import semver from 'semver';
 import type { PackageMetadata } from '../../formats/sdk/format.ts';
 import type { Executor } from '../../platform/events/index.ts';
+import { unindexArchiveEntries } from './archive-entries.ts';
 import {
   deleteVersionsByLeadPaths,
   listVersions,
-  setLatestVersion,
+  refreshAggregates,
   upsertPackage,
   upsertVersion,
 } from './packages.queries.ts';
+
+export { collectArchiveEntries, indexArchiveEntries } from './archive-entries.ts';
 
 /** The stored file a version was extracted from. */
 export interface IndexedFile {
@@ -16,6 +19,11 @@ export interface IndexedFile {
   path: string;
   size: number;
   sha256: string;
+}
+
+/** A semantic-version release: valid semver (loosely: a leading `v` is allowed) without a pre-release part. */
+export function isRelease(version: string): boolean {
+  return !!semver.valid(version, { loose: true }) && !semver.prerelease(version, { loose: true });
 }
 
 /** The highest release by semantic version when the versions are semver, else the newest. */
@@ -27,6 +35,10 @@ export function latestOf(versions: { version: string; createdAt: Date }[]): stri
     return pool.reduce((a, b) => (semver.gt(b.version, a.version, { loose: true }) ? b : a)).version;
   const newest = [...versions].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
   return newest?.version ?? null;
+}
+
+async function refresh(tx: Executor, packageId: string) {
+  await refreshAggregates(tx, packageId, latestOf(await listVersions(tx, packageId)));
 }
 
 /**
@@ -51,11 +63,14 @@ export async function indexStoredFile(tx: Executor, file: IndexedFile, meta: Pac
     leadPath: file.path,
     size: file.size,
     sha256: file.sha256,
+    release: isRelease(meta.version),
   });
-  await setLatestVersion(tx, pkg.id, latestOf(await listVersions(tx, pkg.id)));
+  await refresh(tx, pkg.id);
 }
 
-/** Files removed from a repository: the versions they stood for go, and packages left empty. */
+/** Files removed from a repository: the versions they stood for go, packages left empty, and archive entries. */
 export async function unindexPaths(tx: Executor, repositoryId: string, paths: string[]): Promise<void> {
-  await deleteVersionsByLeadPaths(tx, repositoryId, paths);
+  const touched = await deleteVersionsByLeadPaths(tx, repositoryId, paths);
+  for (const id of touched) await refresh(tx, id);
+  await unindexArchiveEntries(tx, repositoryId, paths);
 }

@@ -1,7 +1,12 @@
 import { Readable } from 'node:stream';
 import type { PackageMetadata } from '../../formats/sdk/format.ts';
 import type { Executor } from '../../platform/events/index.ts';
-import { indexStoredFile, unindexPaths } from '../packages/packages.service.ts';
+import {
+  collectArchiveEntries,
+  indexArchiveEntries,
+  indexStoredFile,
+  unindexPaths,
+} from '../packages/packages.service.ts';
 import type { RepositoriesContext } from './context.ts';
 import type { RepoConfig } from './repositories.service.ts';
 
@@ -20,6 +25,7 @@ export async function extractFor(
   path: string,
   blob: StoredBlob,
 ): Promise<PackageMetadata | null> {
+  await collectArchiveEntries(ctx.blobs, path, blob); // archive search: entries of jars and zips
   const format = ctx.formats.get(repo.packageType);
   if (!format) return null;
   try {
@@ -43,6 +49,7 @@ export async function indexStored(
   blob: StoredBlob,
   meta: PackageMetadata | null,
 ): Promise<void> {
+  await indexArchiveEntries(tx, repo.id, path, blob.sha256);
   if (!meta) return;
   await indexStoredFile(
     tx,

@@ -79,6 +79,8 @@ export async function sendArtifact(
     reply.header('content-length', String(size));
     return reply.code(200).send();
   }
+  if (!range || range.start === 0)
+    request.server.packageDownloads?.count(artifact.repositoryId, artifact.path);
   // Small, often-read files come from memory: no file or S3 read per request.
   const whole = await store.blobCache?.read(artifact.sha256, size);
   if (whole) {

@@ -1,0 +1,126 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { ARCHIVE_ENTRIES_MAX, ARCHIVE_ENTRY_PATH_MAX } from '@granary/contracts';
+import { and, eq, inArray } from 'drizzle-orm';
+import yauzl from 'yauzl';
+import type { BlobStore } from '../../platform/blobs/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
+import { archiveEntries } from './packages.schema.ts';
+
+/** Names of files whose entries are indexed for archive (class) search: zip containers. */
+const ARCHIVE_NAME = /\.(jar|war|ear|aar|zip)$/i;
+/** Archives larger than this are stored but not indexed. */
+const ARCHIVE_MAX_BYTES = 2 * 1024 ** 3;
+
+/** Entries read from stored archives, waiting for the storing transaction (keyed by blob). */
+const pending = new Map<string, { entries: string[]; at: number }>();
+const PENDING_TTL_MS = 120_000;
+const PENDING_MAX = 64;
+
+/** A yauzl reader over a blob's byte ranges: only the central directory is read, never the whole file. */
+class BlobReader extends yauzl.RandomAccessReader {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly sha256: string,
+  ) {
+    super();
+  }
+  override _readStreamForRange(start: number, end: number): Readable {
+    const out = new PassThrough();
+    if (end <= start) {
+      out.end();
+      return out;
+    }
+    this.blobs.get(this.sha256, { start, end: end - 1 }).then(
+      (stream) => (stream as Readable).on('error', (e) => out.destroy(e)).pipe(out),
+      (err) => out.destroy(err),
+    );
+    return out;
+  }
+}
+
+/** The entry paths of a zip blob, bounded in count and length; folders left out. */
+export function readZipEntries(blobs: BlobStore, sha256: string, size: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromRandomAccessReader(
+      new BlobReader(blobs, sha256),
+      size,
+      { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: false },
+      (err, zip) => {
+        if (err || !zip) return reject(err ?? new Error('not a zip'));
+        const entries: string[] = [];
+        zip.on('entry', (entry: yauzl.Entry) => {
+          const name = entry.fileName;
+          if (!name.endsWith('/') && name.length <= ARCHIVE_ENTRY_PATH_MAX) entries.push(name);
+          if (entries.length >= ARCHIVE_ENTRIES_MAX) {
+            zip.close();
+            resolve(entries);
+          } else zip.readEntry();
+        });
+        zip.on('end', () => resolve(entries));
+        zip.on('error', reject);
+        zip.readEntry();
+      },
+    );
+  });
+}
+
+/**
+ * Before a file is stored (outside the transaction): an archive's entries are read from its blob
+ * and kept until `indexArchiveEntries` writes them in the storing transaction. Unreadable archives
+ * are stored all the same, without entries.
+ */
+export async function collectArchiveEntries(
+  blobs: BlobStore,
+  path: string,
+  blob: { sha256: string; size: number },
+): Promise<void> {
+  if (!ARCHIVE_NAME.test(path) || blob.size < 22 || blob.size > ARCHIVE_MAX_BYTES) return;
+  if (pending.has(blob.sha256)) return;
+  let entries: string[];
+  try {
+    entries = await readZipEntries(blobs, blob.sha256, blob.size);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const [key, value] of pending)
+    if (now - value.at > PENDING_TTL_MS || pending.size >= PENDING_MAX) pending.delete(key);
+  pending.set(blob.sha256, { entries, at: now });
+}
+
+/** In the storing transaction: the archive's entries, read by `collectArchiveEntries`. */
+export async function indexArchiveEntries(
+  tx: Executor,
+  repositoryId: string,
+  path: string,
+  sha256: string,
+): Promise<void> {
+  if (!ARCHIVE_NAME.test(path)) return;
+  const found = pending.get(sha256);
+  if (!found) return;
+  await tx
+    .delete(archiveEntries)
+    .where(and(eq(archiveEntries.repositoryId, repositoryId), eq(archiveEntries.path, path)));
+  for (let i = 0; i < found.entries.length; i += 1000) {
+    const rows = found.entries.slice(i, i + 1000).map((entry) => ({
+      repositoryId,
+      path,
+      entry,
+      name: entry.split('/').at(-1) ?? entry,
+    }));
+    await tx.insert(archiveEntries).values(rows);
+  }
+}
+
+export async function unindexArchiveEntries(tx: Executor, repositoryId: string, all: string[]) {
+  const paths = all.filter((p) => ARCHIVE_NAME.test(p));
+  for (let i = 0; i < paths.length; i += 1000)
+    await tx
+      .delete(archiveEntries)
+      .where(
+        and(
+          eq(archiveEntries.repositoryId, repositoryId),
+          inArray(archiveEntries.path, paths.slice(i, i + 1000)),
+        ),
+      );
+}

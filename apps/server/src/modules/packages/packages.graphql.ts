@@ -1,0 +1,182 @@
+import type { Principal } from '../../platform/http/access-control.ts';
+import type { PackageFilter, PackageReader, VersionFilter, VersionNode } from './packages.read.ts';
+
+/**
+ * The packages GraphQL schema (spec 001 §3 package and version fields and query parameters, §7
+ * list and version parameters; spec names kept, so `after`/`before` are date filters and the page
+ * cursor is `endCursor`). Relay-style connections: `edges { cursor node }` and `pageInfo { hasNextPage endCursor }`.
+ */
+export const packagesSchema = /* GraphQL */ `
+  type Query {
+    packages(
+      packageId: String
+      name: String
+      lowercase_name: String
+      description: String
+      tags: [String!]
+      version: String
+      checksum: String
+      scope: String
+      repos: [String!]
+      package_type: [String!]
+      licenses: [String!]
+      severities: [String!]
+      before: String
+      after: String
+      ignorePreRelease: Boolean
+      sort_by: String
+      sort_type: String
+      limit: Int
+      endCursor: String
+      includeFiles: Boolean
+    ): PackageConnection!
+    package(packageId: String!): Package
+    versions(
+      packageId: String!
+      name: String
+      repos: [String!]
+      cve: String
+      severities: [String!]
+      licenses: [String!]
+      before: String
+      after: String
+      ignorePreRelease: Boolean
+      includeFiles: Boolean
+      sort: String
+      sort_by: String
+      sort_type: String
+      limit: Int
+      endCursor: String
+    ): VersionConnection!
+    version(packageId: String!, name: String!, repos: [String!]): PackageVersion
+  }
+
+  type PageInfo {
+    hasNextPage: Boolean!
+    endCursor: String
+  }
+
+  type PackageConnection {
+    edges: [PackageEdge!]!
+    pageInfo: PageInfo!
+  }
+  type PackageEdge {
+    cursor: String!
+    node: Package!
+  }
+  type VersionConnection {
+    edges: [VersionEdge!]!
+    pageInfo: PageInfo!
+  }
+  type VersionEdge {
+    cursor: String!
+    node: PackageVersion!
+  }
+
+  "Counts by severity; a zero count is null (dropped)."
+  type Vulnerabilities {
+    critical: Int
+    high: Int
+    medium: Int
+    low: Int
+    info: Int
+    unknown: Int
+    skipped: Int
+  }
+  type OperationalRisk {
+    riskLevel: String
+  }
+  type PackageStats {
+    downloads: Int!
+    followers: Int!
+  }
+  type VersionStats {
+    downloadCount: Int!
+  }
+  type RepositoryRef {
+    name: String!
+    type: String!
+  }
+  type VersionRepository {
+    name: String!
+    type: String!
+    leadFilePath: String!
+  }
+
+  type Package {
+    id: String!
+    name: String!
+    packageType: String!
+    description: String!
+    created: String!
+    modified: String!
+    versionsCount: Int!
+    latestVersion: String
+    stats: PackageStats!
+    licenses: [String!]!
+    tags: [String!]!
+    repos: [RepositoryRef!]!
+    vulnerabilities: Vulnerabilities
+    operationalRisk: OperationalRisk
+  }
+
+  type PackageFile {
+    name: String!
+    lead: Boolean!
+    size: Float!
+    md5: String!
+    sha1: String!
+    sha256: String!
+    mimeType: String
+  }
+
+  type Dependency {
+    name: String!
+    range: String
+    scope: String
+  }
+
+  type PackageVersion {
+    name: String!
+    packageId: String!
+    created: String!
+    modified: String!
+    description: String!
+    repos: [VersionRepository!]!
+    licenses: [String!]!
+    size: Float!
+    stats: VersionStats!
+    vulnerabilities: Vulnerabilities
+    operationalRisk: OperationalRisk
+    "The version's files (empty unless the query asked includeFiles, or for version(...))."
+    files: [PackageFile!]!
+    dependencies: [Dependency!]!
+    "spec 001 §3 install command templates; null for types without one."
+    installCommand(withVersion: Boolean = true): String
+  }
+`;
+
+export interface GraphContext {
+  principal: Principal | null;
+}
+
+/** Resolvers over the packages reader; the caller's permissions apply to every answer. */
+export function packagesResolvers(reader: PackageReader) {
+  return {
+    Query: {
+      packages: (_: unknown, args: PackageFilter, ctx: GraphContext) =>
+        reader.listPackages(ctx.principal, args),
+      package: (_: unknown, args: { packageId: string }, ctx: GraphContext) =>
+        reader.getPackage(ctx.principal, args.packageId),
+      versions: (_: unknown, args: VersionFilter, ctx: GraphContext) =>
+        reader.listVersions(ctx.principal, args),
+      version: (_: unknown, args: { packageId: string; name: string; repos?: string[] }, ctx: GraphContext) =>
+        reader.getVersion(ctx.principal, args.packageId, args.name, args.repos),
+    },
+    PackageVersion: {
+      files: (v: VersionNode) => (v.includeFiles ? reader.filesOf(v) : []),
+      installCommand: (v: VersionNode, args: { withVersion?: boolean }) =>
+        reader.installCommandOf(v, args.withVersion !== false),
+    },
+  };
+}
