@@ -19,6 +19,11 @@ export const CSRF_HEADER = 'X-Granary-CSRF';
 export const CSRF_HEADER_VALUE = '1';
 /** The user that anonymous requests act as, when an admin enabled anonymous access. */
 export const ANONYMOUS_USER = 'anonymous';
+/**
+ * The Bearer token a registry token endpoint gives callers without credentials (`docker pull` of a
+ * public image asks for one): the server treats it exactly as no credentials at all.
+ */
+export const ANONYMOUS_BEARER_TOKEN = 'anonymous';
 /** Query parameter of `POST ui/auth/login` (spec 000 §7). */
 export const REMEMBER_ME_QUERY = '_spring_security_remember_me';
 

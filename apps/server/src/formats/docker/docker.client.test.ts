@@ -230,6 +230,57 @@ describe('skopeo against Granary (issue 7 acceptance, real processes on loopback
     expect(((await res.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('UNAUTHORIZED');
   }, 120_000);
 
+  it('pulls anonymously through the token flow when anonymous access allows reading (and only then)', async () => {
+    const layout = path.join(work, 'public');
+    const image = await writeOciLayout(layout, 'p1', [{ arch: 'amd64', layerSizes: [2000] }]);
+    await skopeo('copy', `oci:${layout}:p1`, ...dest('docker-local/public/app:p1'));
+    const anonymousPull = () =>
+      skopeo(
+        'inspect',
+        '--raw',
+        '--tls-verify=false',
+        '--no-creds',
+        `docker://${main.host}/docker-local/public/app:p1`,
+      );
+    // Anonymous access is off by default: the anonymous token is worth nothing.
+    expect(await refused(anonymousPull())).toMatch(/unauthorized|authentication required/i);
+    const admin = { authorization: main.auth, 'content-type': 'application/json' };
+    const target = await fetch(`http://${main.host}/api/security/permissions/public-docker`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({
+        repo: { repositories: ['docker-local'], actions: { users: { anonymous: ['read'] } } },
+      }),
+    });
+    expect(target.status).toBe(201);
+    const on = await fetch(`http://${main.host}/api/security/configuration`, {
+      method: 'PATCH',
+      headers: { ...admin, 'x-granary-csrf': '1' },
+      body: JSON.stringify({ anonymousAccess: true }),
+    });
+    expect(on.status, await on.text()).toBe(200);
+    try {
+      expect(Buffer.from((await anonymousPull()).stdout).equals(image.top)).toBe(true);
+      // Reading is all the anonymous token grants.
+      const push = await refused(
+        skopeo(
+          'copy',
+          `oci:${layout}:p1`,
+          '--dest-tls-verify=false',
+          '--dest-no-creds',
+          `docker://${main.host}/docker-local/public/app:p2`,
+        ),
+      );
+      expect(push).toMatch(/unauthorized|authentication required|denied/i);
+    } finally {
+      await fetch(`http://${main.host}/api/security/configuration`, {
+        method: 'PATCH',
+        headers: { ...admin, 'x-granary-csrf': '1' },
+        body: JSON.stringify({ anonymousAccess: false }),
+      });
+    }
+  }, 120_000);
+
   it('refuses a pushed blob whose bytes do not match its digest, and keeps nothing of it', async () => {
     const bytes = Buffer.from('these bytes are not what the digest says');
     const claimed = digestOf('something else');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { ANONYMOUS_BEARER_TOKEN } from '@granary/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FormatContext, FormatContextFactory } from '../sdk/format.ts';
 import { collectGarbage } from './gc.ts';
@@ -402,8 +403,14 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
 
   /** `docker login`'s token endpoint: the caller (Basic password or access token) gets a short-lived revocable token. */
   async function token(request: V2Request, reply: FastifyReply) {
+    // No credentials: the anonymous token, worth exactly anonymous access (each read still asks permission).
     if (!request.principal)
-      throw new OciError(401, 'UNAUTHORIZED', 'Sign in with your user name and password or an access token');
+      return reply.header('cache-control', 'no-store').send({
+        token: ANONYMOUS_BEARER_TOKEN,
+        access_token: ANONYMOUS_BEARER_TOKEN,
+        expires_in: TOKEN_SECS,
+        issued_at: new Date().toISOString(),
+      });
     const scoped = /^repository:([^/:]+)\//.exec(request.query.scope ?? '')?.[1];
     const keys = (await contexts.repositoryKeys?.()) ?? [];
     const key = scoped && keys.includes(scoped) ? scoped : keys[0];
@@ -427,7 +434,9 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
     const read = method === 'GET' || method === 'HEAD';
     if (tail === '') {
       if (!read) throw new OciError(405, 'UNSUPPORTED', `${method} is not supported here`);
-      if (!request.principal) throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
+      const anonymousToken = request.headers.authorization === `Bearer ${ANONYMOUS_BEARER_TOKEN}`;
+      if (!request.principal && !anonymousToken)
+        throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
       return reply.send({});
     }
     if (tail === 'token' && read) return token(request, reply);

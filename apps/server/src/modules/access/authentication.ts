@@ -1,4 +1,10 @@
-import { ACCESS_MESSAGES, AccessErrorCode, CSRF_HEADER, SESSION_COOKIE } from '@granary/contracts';
+import {
+  ACCESS_MESSAGES,
+  AccessErrorCode,
+  ANONYMOUS_BEARER_TOKEN,
+  CSRF_HEADER,
+  SESSION_COOKIE,
+} from '@granary/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts';
 import type { AccessContext } from './context.ts';
@@ -41,6 +47,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AccessContext)
     }
     const meta = { ip: request.ip, requestId: request.id };
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (bearer?.[1] === ANONYMOUS_BEARER_TOKEN) return;
     if (bearer) {
       const result = await authenticateToken(ctx, bearer[1]!);
       if (!result.ok) {
