@@ -25,6 +25,8 @@ const SETTINGS = {
   logStdout: { env: 'GRANARY_LOG_STDOUT', yaml: 'logStdout' },
   bodyLimitBytes: { env: 'GRANARY_BODY_LIMIT_BYTES', yaml: 'bodyLimitBytes' },
   blobCacheBytes: { env: 'GRANARY_BLOB_CACHE_BYTES', yaml: 'blobCacheBytes' },
+  ociGcIntervalSecs: { env: 'GRANARY_OCI_GC_INTERVAL_SECS', yaml: 'ociGcIntervalSecs' },
+  ociGcGraceSecs: { env: 'GRANARY_OCI_GC_GRACE_SECS', yaml: 'ociGcGraceSecs' },
   shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
   consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
   trustProxy: { env: 'GRANARY_TRUST_PROXY', yaml: 'trustProxy' },
@@ -78,6 +80,9 @@ export const configSchema = z.object({
   bodyLimitBytes: integer(1024, 2 ** 40).default(10 * 1024 * 1024),
   /** Memory for the most-read small blobs (each ≤ 4 MiB), served without a disk or S3 read; 0 turns it off. */
   blobCacheBytes: integer(0, 2 ** 40).default(128 * 1024 * 1024),
+  /** OCI garbage collection: how often it runs, and how old an unreferenced blob must be to go. */
+  ociGcIntervalSecs: integer(60, 30 * 24 * 3600).default(6 * 3600),
+  ociGcGraceSecs: integer(0, 30 * 24 * 3600).default(3600),
   shutdownTimeoutMs: integer(0, 600_000).default(30_000),
   consoleDir: z.string().optional(),
   /**

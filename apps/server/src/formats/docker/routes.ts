@@ -27,8 +27,6 @@ type V2Request = FastifyRequest<{
 export const MAX_PAGE = 1000;
 /** Lifetime of a token from `/v2/token`: short, and revocable like every access token. */
 export const TOKEN_SECS = 600;
-const GC_INTERVAL_MS = Number(process.env.GRANARY_OCI_GC_INTERVAL_SECS ?? 6 * 3600) * 1000;
-const GC_GRACE_SECS = Number(process.env.GRANARY_OCI_GC_GRACE_SECS ?? 3600);
 
 function baseUrlOf(request: FastifyRequest, ctx?: FormatContext): string {
   return ctx?.baseUrl ?? `${request.protocol}://${request.host}`;
@@ -502,7 +500,10 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
           throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
         if (!internal && !request.principal?.admin)
           throw new OciError(403, 'DENIED', 'Only administrators run garbage collection');
-        const grace = request.query.graceSecs !== undefined ? Number(request.query.graceSecs) : GC_GRACE_SECS;
+        const grace =
+          request.query.graceSecs !== undefined
+            ? Number(request.query.graceSecs)
+            : app.granary.config.ociGcGraceSecs;
         if (!Number.isFinite(grace) || grace < 0)
           throw new OciError(400, 'UNSUPPORTED', 'graceSecs must be a non-negative number');
         const all: FormatContext[] = [];
@@ -526,7 +527,7 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
     void app
       .inject({ method: 'POST', url: '/api/docker/gc', headers: { 'x-granary-oci-gc': gcSecret } })
       .catch((err) => app.log.warn({ err }, 'oci gc failed'));
-  }, GC_INTERVAL_MS);
+  }, app.granary.config.ociGcIntervalSecs * 1000);
   timer.unref();
   app.addHook('onClose', async () => {
     clearInterval(timer);
