@@ -79,7 +79,7 @@ export function renderProjectJson(page: ProjectPage): string {
       url: f.url,
       hashes: f.hashes,
       ...(f.requiresPython ? { 'requires-python': f.requiresPython } : {}),
-      'dist-info-metadata': f.metadata ?? false,
+      // PEP 714: only the new key — pip 23.0 fails on the old `dist-info-metadata` key's hash object.
       'core-metadata': f.metadata ?? false,
       'gpg-sig': false,
       yanked: f.yanked ?? false,
