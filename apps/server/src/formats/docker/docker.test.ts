@@ -126,7 +126,7 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       expect(errorCode(anon)).toBe('UNAUTHORIZED');
     });
 
-    it('issue 7: /v2/token gives docker login a short-lived token that works as a Bearer; bad or no credentials are refused in OCI JSON', async () => {
+    it('issue 7: /v2/token gives docker login a short-lived token that works as a Bearer; bad credentials are refused in OCI JSON, no credentials get only anonymous access', async () => {
       const res = await inject('GET', '/v2/token?service=x&scope=repository:docker-local/app:pull');
       expect(res.statusCode).toBe(200);
       const body = res.json();
@@ -134,9 +134,14 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       expect(body.expires_in).toBeGreaterThan(0);
       expect(body.expires_in).toBeLessThanOrEqual(3600);
       expect((await inject('GET', '/v2/', { auth: `Bearer ${body.token}` })).statusCode).toBe(200);
+      // No credentials: the anonymous token, worth no more than no credentials at all.
       const anon = await inject('GET', '/v2/token', { auth: null });
-      expect(anon.statusCode).toBe(401);
-      expect(errorCode(anon)).toBe('UNAUTHORIZED');
+      expect(anon.statusCode).toBe(200);
+      const anonToken = anon.json().token as string;
+      expect(anonToken).not.toBe(body.token);
+      const anonPull = await inject('GET', '/v2/docker-local/app/tags/list', { auth: `Bearer ${anonToken}` });
+      expect(anonPull.statusCode).toBe(401);
+      expect(errorCode(anonPull)).toBe('UNAUTHORIZED');
       const wrong = await inject('GET', '/v2/token', { auth: basicAuth('admin', 'nope') });
       expect(wrong.statusCode).toBe(401);
       expect(errorCode(wrong)).toBe('UNAUTHORIZED');

@@ -41,7 +41,6 @@ export interface ManifestHit {
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** Largest blob fetched from an upstream registry (the SDK's upstream client reads a body whole). */
-const MAX_UPSTREAM_BLOB_BYTES = 8 * 1024 * 1024 * 1024;
 
 async function readManifestFile(file: FormatFile): Promise<ManifestHit | null> {
   if (file.size > MAX_MANIFEST_BYTES) return null;
@@ -174,14 +173,18 @@ export async function findBlob(ctx: FormatContext, image: string, hex: string): 
     if (again) return again;
     let res: Awaited<ReturnType<typeof upstreamGet>>;
     try {
-      res = await upstreamGet(ctx, image, `blobs/sha256:${hex}`, { maxBytes: MAX_UPSTREAM_BLOB_BYTES });
+      // Layers stream from the upstream into the cache: never whole in memory, however large.
+      res = await upstreamGet(ctx, image, `blobs/sha256:${hex}`, { stream: true });
     } catch (err) {
       ctx.log.warn({ image, hex, err: (err as Error).message }, 'upstream registry unavailable');
       return null;
     }
-    if (res.status !== 200) return null;
+    if (res.status !== 200 || !res.stream) {
+      res.stream?.destroy();
+      return null;
+    }
     try {
-      return await ctx.cache(path, res.body, { expected: { sha256: hex } });
+      return await ctx.cache(path, res.stream, { expected: { sha256: hex } });
     } catch (err) {
       ctx.log.warn({ image, hex, err: (err as Error).message }, 'upstream blob does not match its digest');
       return null;

@@ -59,7 +59,7 @@ export async function upstreamGet(
   ctx: FormatContext,
   image: string,
   tail: string,
-  opts: { accept?: string; maxBytes?: number } = {},
+  opts: { accept?: string; maxBytes?: number; stream?: boolean } = {},
 ): Promise<UpstreamResponse> {
   const remoteUrl = ctx.repository.remote?.url;
   if (!remoteUrl) throw new OciError(500, 'UNKNOWN', `'${ctx.repository.key}' is not a remote repository`);
@@ -71,16 +71,18 @@ export async function upstreamGet(
   if (opts.accept) headers.accept = opts.accept;
   const held = tokens.get(key);
   if (held && held.until > Date.now()) headers.authorization = `Bearer ${held.token}`;
-  let res = await ctx.upstream(url, { headers, maxBytes: opts.maxBytes });
+  let res = await ctx.upstream(url, { headers, maxBytes: opts.maxBytes, stream: opts.stream });
   if (res.status === 401) {
     const challenge = parseChallenge(res.headers.get('www-authenticate'));
     const fresh = challenge && (await fetchToken(ctx, challenge, scope));
     if (fresh) {
+      res.stream?.destroy();
       if (tokens.size >= MAX_TOKENS) tokens.clear();
       tokens.set(key, fresh);
       res = await ctx.upstream(url, {
         headers: { ...headers, authorization: `Bearer ${fresh.token}` },
         maxBytes: opts.maxBytes,
+        stream: opts.stream,
       });
     }
   }

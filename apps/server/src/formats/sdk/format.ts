@@ -111,8 +111,10 @@ export interface DeployOptions {
 export interface UpstreamResponse {
   status: number;
   headers: Headers;
-  /** the body, read whole (bounded by `maxBytes`) */
+  /** the body, read whole (bounded by `maxBytes`); empty when `stream` was asked for */
   body: Buffer;
+  /** `stream: true`: the body unread, for large content (destroy it when not consumed) */
+  stream?: Readable;
 }
 
 /**
@@ -160,7 +162,7 @@ export interface FormatContext {
   /** remote: GET from the upstream (path relative to the remote URL, or an absolute URL on the upstream's origin), through the outbound client, credentials only to the upstream's origin. */
   upstream(
     pathOrUrl: string,
-    init?: { headers?: Record<string, string>; maxBytes?: number },
+    init?: { headers?: Record<string, string>; maxBytes?: number; stream?: boolean },
   ): Promise<UpstreamResponse>;
   /** Stores bytes fetched from the upstream in the remote's cache at `path` (no permission check: the cache is the server's). */
   cache(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;

@@ -229,6 +229,15 @@ export function createFormatContext(
         throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
       }
       ctx.remote.upstreamRequests += 1;
+      if (init.stream)
+        return {
+          status: res.status,
+          headers: res.headers,
+          body: Buffer.alloc(0),
+          stream: res.body
+            ? Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>)
+            : Readable.from([]),
+        };
       const body = await readBounded(res.body, init.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
       return { status: res.status, headers: res.headers, body };
     },
