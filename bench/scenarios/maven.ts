@@ -32,8 +32,11 @@ async function startNginxDav(): Promise<Target | null> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-mvn-nginx-'));
   await chmod(dir, 0o777);
   const root = path.join(dir, 'www');
-  await mkdir(root, { mode: 0o777 });
-  await mkdir(path.join(dir, 'tmp'), { mode: 0o777 });
+  // Run as root, nginx's workers drop to an unprivileged user: they must be able to write here.
+  for (const d of [root, path.join(dir, 'tmp')]) {
+    await mkdir(d);
+    await chmod(d, 0o777);
+  }
   const port = await freePort();
   const conf = path.join(dir, 'nginx.conf');
   await writeFile(
