@@ -203,17 +203,41 @@ async function projectNames(ctx: FormatContext): Promise<string[]> {
   return [...names];
 }
 
+/**
+ * Rendered pages, per repository, document, form and caller (pages list only what the caller may
+ * read): fresh while no artifact changed on this node, and for at most a second (other nodes' changes).
+ */
+const PAGE_TTL_MS = 1_000;
+const PAGE_CACHE_MAX = 10_000;
+const pages = new Map<string, { gen: number; at: number; body: string | null }>();
+
+async function cachedPage(
+  ctx: FormatContext,
+  key: string,
+  render: () => Promise<string | null>,
+): Promise<string | null> {
+  const id = `${ctx.repositoryUrl}\u0000${key}\u0000${ctx.principal?.name ?? ''}`;
+  const gen = ctx.generation?.();
+  const now = Date.now();
+  const hit = pages.get(id);
+  if (gen !== undefined && hit && hit.gen === gen && now - hit.at < PAGE_TTL_MS) return hit.body;
+  const body = await render();
+  if (gen !== undefined && ctx.generation?.() === gen) {
+    if (pages.size >= PAGE_CACHE_MAX) pages.clear();
+    pages.set(id, { gen, at: now, body });
+  }
+  return body;
+}
+
 export async function serveRoot(req: FormatRequest, reply: FastifyReply, ctx: FormatContext) {
   const kind = negotiate(req.headers.accept as string | undefined, req.query.format);
   if (!kind) return pypiError(reply, 406, 'Not acceptable: this index serves PEP 691 JSON and PEP 503 HTML');
   await ctx.authorize('read', '');
-  const names = [...new Set(await projectNames(ctx))].sort();
-  return sendDocument(
-    req,
-    reply,
-    kind,
-    kind === 'json' ? renderRootJson(names) : renderRootHtml(names, ctx.repositoryUrl),
-  );
+  const body = await cachedPage(ctx, `/${kind}`, async () => {
+    const names = [...new Set(await projectNames(ctx))].sort();
+    return kind === 'json' ? renderRootJson(names) : renderRootHtml(names, ctx.repositoryUrl);
+  });
+  return sendDocument(req, reply, kind, body ?? '');
 }
 
 export async function serveProject(
@@ -225,10 +249,15 @@ export async function serveProject(
   const kind = negotiate(req.headers.accept as string | undefined, req.query.format);
   if (!kind) return pypiError(reply, 406, 'Not acceptable: this index serves PEP 691 JSON and PEP 503 HTML');
   if (ctx.repository.rclass !== 'remote') await ctx.authorize('read', `packages/${project}`);
-  const links = await projectLinks(ctx, project, ctx.repositoryUrl);
-  if (!links) return pypiError(reply, 404, `No project '${project}' in repository '${ctx.repository.key}'`);
-  const page = { name: project, files: links };
-  return sendDocument(req, reply, kind, kind === 'json' ? renderProjectJson(page) : renderProjectHtml(page));
+  const body = await cachedPage(ctx, `${project}/${kind}`, async () => {
+    const links = await projectLinks(ctx, project, ctx.repositoryUrl);
+    if (!links) return null;
+    const page = { name: project, files: links };
+    return kind === 'json' ? renderProjectJson(page) : renderProjectHtml(page);
+  });
+  if (body === null)
+    return pypiError(reply, 404, `No project '${project}' in repository '${ctx.repository.key}'`);
+  return sendDocument(req, reply, kind, body);
 }
 
 /**

@@ -168,6 +168,11 @@ export interface FormatContext {
   cache(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;
   /** Runs `fn` while holding a cluster-wide lock named `name` (e.g. one package's metadata). */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * A counter that moves whenever an artifact changes on this node: a format's in-memory documents
+   * are fresh while it stands still (other nodes' changes: keep such documents at most a second).
+   */
+  generation?(): number;
   /** Sends a stored file as the client's download (ETag, ranges, checksum headers, inert content). */
   send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply>;
   /** A client's own login protocol (`npm login`): the user when name and password are right (throttled, audited). */

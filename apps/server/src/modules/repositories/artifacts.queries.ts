@@ -43,6 +43,9 @@ export function artifactsChanged(): void {
   generation += 1;
 }
 
+/** The change counter of this node's artifacts (formats key in-memory documents on it). */
+export const artifactsGeneration = (): number => generation;
+
 /** A transaction that changes artifacts: the read cache is dropped again once it has committed. */
 export async function changeArtifacts<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   try {

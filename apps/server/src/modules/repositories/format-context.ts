@@ -11,7 +11,13 @@ import type {
 import type { Principal } from '../../platform/http/access-control.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { DomainError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
-import { type ArtifactRow, findArtifact, listArtifactsBelow, listChildren } from './artifacts.queries.ts';
+import {
+  type ArtifactRow,
+  artifactsGeneration,
+  findArtifact,
+  listArtifactsBelow,
+  listChildren,
+} from './artifacts.queries.ts';
 import { changeProperties, deleteArtifacts, deployArtifact, resolveForRead } from './artifacts.service.ts';
 import { authorize, can, type RepositoriesContext } from './context.ts';
 import { mimeTypeOf } from './mime.ts';
@@ -252,6 +258,7 @@ export function createFormatContext(
       return toFormatFile(ctx, row);
     },
     withLock: (name, fn) => withLock(`${repo.id}\u0000${name}`, fn),
+    generation: artifactsGeneration,
     async send(replyTo, file) {
       const row = rows.get(file);
       if (!row) throw new Error('send(): not a file this context handed out');
