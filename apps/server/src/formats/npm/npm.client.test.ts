@@ -135,9 +135,23 @@ describe('npm client acceptance (issue 6)', () => {
     const leaves = Array.from({ length: 20 }, (_, i) => `tree-leaf-${i}`);
     const branches = Array.from({ length: 5 }, (_, i) => `tree-branch-${i}`);
     const publishes: Promise<Response>[] = [];
+    // Each leaf's versions in order (the last publish takes `latest`), the leaves in parallel.
     for (const leaf of leaves)
-      for (const version of ['1.0.0', '1.1.0'])
-        publishes.push(httpPublish(upRegistry, ADMIN, { name: leaf, version, description: `leaf ${leaf}` }));
+      publishes.push(
+        (async () => {
+          const first = await httpPublish(upRegistry, ADMIN, {
+            name: leaf,
+            version: '1.0.0',
+            description: `leaf ${leaf}`,
+          });
+          if (first.status !== 201) return first;
+          return httpPublish(upRegistry, ADMIN, {
+            name: leaf,
+            version: '1.1.0',
+            description: `leaf ${leaf}`,
+          });
+        })(),
+      );
     for (const [i, branch] of branches.entries())
       publishes.push(
         httpPublish(upRegistry, ADMIN, {
@@ -242,6 +256,36 @@ describe('npm client acceptance (issue 6)', () => {
     }
     const view = JSON.parse((await ok(['view', 'shared-name', 'versions', '--json'])).stdout);
     expect(view).toEqual(['1.2.0']);
+    // Not even by its tarball URL: the upstream's 99.0.0 stays out of the virtual repository.
+    const confused = await fetch(`${registry}shared-name/-/shared-name-99.0.0.tgz`, {
+      headers: { authorization: ADMIN },
+    });
+    expect(confused.status).toBe(404);
+
+    // The remote: packuments rewritten to point at this server, tarballs cached byte-identical.
+    const remoteRes = await fetch(`${base}/repository/npm-remote/tree-leaf-0`, {
+      headers: { authorization: ADMIN },
+    });
+    const remote = (await remoteRes.json()) as { versions: Record<string, { dist: { tarball: string } }> };
+    expect(remote.versions['1.1.0']?.dist.tarball).toBe(
+      `${base}/repository/npm-remote/tree-leaf-0/-/tree-leaf-0-1.1.0.tgz`,
+    );
+    const cached = Buffer.from(
+      await (
+        await fetch(`${base}/repository/npm-remote-cache/tree-leaf-0/-/tree-leaf-0-1.1.0.tgz`, {
+          headers: { authorization: ADMIN },
+        })
+      ).arrayBuffer(),
+    );
+    const original = Buffer.from(
+      await (
+        await fetch(`${up}/repository/up-local/tree-leaf-0/-/tree-leaf-0-1.1.0.tgz`, {
+          headers: { authorization: ADMIN },
+        })
+      ).arrayBuffer(),
+    );
+    expect(cached.length).toBeGreaterThan(0);
+    expect(Buffer.compare(cached, original)).toBe(0);
   }, 240_000);
 
   it('npm ci installs from the lockfile with a cold cache', async () => {

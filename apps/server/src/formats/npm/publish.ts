@@ -183,23 +183,27 @@ export async function publish(ctx: FormatContext, name: string, doc: Record<stri
   await target.withLock(name, async () => {
     if (await target.stat(versionRecordPath(name, version)))
       throw new NpmError(403, `You cannot publish over the previously published versions: ${version}.`);
-    await target.deploy(tarballPath(name, version), data, {
-      noOverwrite: true,
-      expected: { sha1: shasum, size: data.length },
-      metadata: packageMetadata({ ...contents, readme }),
-    });
-    try {
-      await target.deploy(versionRecordPath(name, version), Buffer.from(JSON.stringify(record)), {
+    // Both files at once; if either fails, the other is removed so the version is wholly absent.
+    const written = await Promise.allSettled([
+      target.deploy(tarballPath(name, version), data, {
+        noOverwrite: true,
+        expected: { sha1: shasum, size: data.length },
+        metadata: packageMetadata({ ...contents, readme }),
+      }),
+      target.deploy(versionRecordPath(name, version), Buffer.from(JSON.stringify(record)), {
         noOverwrite: true,
         metadata: null,
-      });
-    } catch (err) {
-      await target.delete(tarballPath(name, version)).catch(() => 0);
-      throw err;
+      }),
+    ]);
+    const failed = written.find((w) => w.status === 'rejected');
+    if (failed) {
+      const paths = [tarballPath(name, version), versionRecordPath(name, version)];
+      for (const [i, w] of written.entries())
+        if (w.status === 'fulfilled') await target.delete(paths[i]!).catch(() => 0);
+      throw (failed as PromiseRejectedResult).reason;
     }
   });
-  const packument = await localPackument(target, name);
-  return { ok: true, id: name, rev: packument ? revOf(packument) : '0' };
+  return { ok: true, id: name, success: true };
 }
 
 async function removeVersion(ctx: FormatContext, name: string, version: string): Promise<void> {
