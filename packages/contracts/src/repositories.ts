@@ -62,6 +62,8 @@ export const repositoryWriteSchema = z.strictObject({
   // maven
   handleReleases: z.boolean().optional(),
   handleSnapshots: z.boolean().optional(),
+  /** maven: a deployed release may be replaced (off by default: 409). */
+  allowReleaseRedeploy: z.boolean().optional(),
 });
 export type RepositoryWrite = z.infer<typeof repositoryWriteSchema>;
 
@@ -87,6 +89,7 @@ export const repositorySchema = z.object({
   allowRemoteOverride: z.boolean().optional(),
   handleReleases: z.boolean().optional(),
   handleSnapshots: z.boolean().optional(),
+  allowReleaseRedeploy: z.boolean().optional(),
 });
 export type Repository = z.infer<typeof repositorySchema>;
 

@@ -169,8 +169,8 @@ async function deployFile(request: FormatRequest, reply: FastifyReply, ctx: Form
   if (refusal) throw new MavenError(409, refusal);
   const parsed = parseMavenPath(path);
   const expected = announced(request);
-  // Released versions never change; snapshots and files outside the layout may be replaced.
-  const noOverwrite = parsed !== null && !parsed.snapshot;
+  // Released versions never change (unless the repository allows redeploys); snapshots and files outside the layout may be replaced.
+  const noOverwrite = parsed !== null && !parsed.snapshot && !target.repository.maven?.allowReleaseRedeploy;
   let stored: Awaited<ReturnType<FormatContext['deploy']>>;
   if (parsed?.extension === 'pom' && !parsed.classifier) {
     await target.authorize('write', path);

@@ -79,6 +79,7 @@ describe(`maven repositories (${testEngine})`, () => {
         },
       ],
       ['gradle-local', { rclass: 'local', packageType: 'gradle' }],
+      ['libs-mutable', { rclass: 'local', packageType: 'maven', allowReleaseRedeploy: true }],
       ['files', { rclass: 'local', packageType: 'generic' }],
     ];
     for (const [key, body] of repos) {
@@ -160,6 +161,19 @@ describe(`maven repositories (${testEngine})`, () => {
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe('64');
     expect((await get(`/repository/libs-release/${LIB}/1.2.0/absent.jar.sha1`)).statusCode).toBe(404);
+  });
+
+  it('issue 7: a repository that allows release redeploys replaces the release (the default refuses)', async () => {
+    const at = `/repository/libs-mutable/${LIB}/1.2.0/demo-lib-1.2.0.jar`;
+    expect((await put(at, JAR)).statusCode).toBe(201);
+    expect((await put(at, Buffer.from('rebuilt'))).statusCode).toBe(201);
+    expect((await get(at)).body).toBe('rebuilt');
+    const config = await t.app.inject({
+      method: 'GET',
+      url: '/api/repositories/libs-mutable',
+      headers: { authorization: ADMIN },
+    });
+    expect(config.json().allowReleaseRedeploy).toBe(true);
   });
 
   it('issue 7: a checksum upload is verified against the stored file and never stored as a file; a wrong one → 409', async () => {

@@ -79,7 +79,7 @@ export interface FormatRepository extends RepositoryRef {
   /** virtual: member keys in resolution order, and where deploys go */
   virtual?: { repositories: string[]; defaultDeploymentRepo?: string };
   /** Maven-like types: whether the repository accepts releases and snapshots */
-  maven?: { handleReleases: boolean; handleSnapshots: boolean };
+  maven?: { handleReleases: boolean; handleSnapshots: boolean; allowReleaseRedeploy: boolean };
 }
 
 /** A stored file with its checksums and properties. */

@@ -40,6 +40,8 @@ export interface VirtualSettings {
 export interface MavenSettings {
   handleReleases: boolean;
   handleSnapshots: boolean;
+  /** Off by default: a release, once deployed, is never replaced (409). */
+  allowReleaseRedeploy: boolean;
 }
 
 /** A repository as the services use it (the remote password included; never sent to clients). */
@@ -71,7 +73,7 @@ const REMOTE_FIELDS = [
   'storeArtifactsLocally',
 ] as const;
 const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo', 'allowRemoteOverride'] as const;
-const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots'] as const;
+const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots', 'allowReleaseRedeploy'] as const;
 const MAVEN_LIKE = new Set(['maven', 'gradle', 'ivy', 'sbt']);
 const DEFAULT_LOCK_KEY = 0x67726e7265706fn; // 'grnrepo'
 
@@ -129,7 +131,13 @@ export function toRepository(repo: RepoConfig): Repository {
           allowRemoteOverride: virtual.allowRemoteOverride ?? false,
         }
       : {}),
-    ...(maven ? { handleReleases: maven.handleReleases, handleSnapshots: maven.handleSnapshots } : {}),
+    ...(maven
+      ? {
+          handleReleases: maven.handleReleases,
+          handleSnapshots: maven.handleSnapshots,
+          allowReleaseRedeploy: maven.allowReleaseRedeploy ?? false,
+        }
+      : {}),
   };
 }
 
@@ -335,6 +343,7 @@ async function buildConfig(
     config.maven = {
       handleReleases: body.handleReleases ?? existing?.maven?.handleReleases ?? true,
       handleSnapshots: body.handleSnapshots ?? existing?.maven?.handleSnapshots ?? true,
+      allowReleaseRedeploy: body.allowReleaseRedeploy ?? existing?.maven?.allowReleaseRedeploy ?? false,
     };
   }
   return config;
