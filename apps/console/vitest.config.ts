@@ -9,6 +9,6 @@ export default defineConfig({
     environmentOptions: { happyDOM: { url: 'http://localhost/ui/' } },
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./vitest.setup.ts'],
-    testTimeout: 20_000,
+    testTimeout: 40_000,
   },
 });

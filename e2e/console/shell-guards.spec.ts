@@ -22,8 +22,8 @@ const PROJECT = { project_key: 'shellweb', display_name: 'Shell Web' };
 const V1 = '/ui/api/v1';
 
 const admin = () => ({ user: 'admin', password: mainAdminPassword() });
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const at = (p: string) => new RegExp(`/ui${escape(p)}$`);
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const at = (p: string) => new RegExp(`/ui${escapeRegExp(p)}$`);
 
 test.describe('shell guards and redirects (self-hosted, full, built-in licence)', () => {
   test.beforeAll(async () => {
@@ -189,7 +189,7 @@ async function selectProject(page: Page, label: string) {
   await page.getByRole('combobox', { name: 'Project' }).click();
   await page
     .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: new RegExp(`^${escape(label)}$`) })
+    .filter({ hasText: new RegExp(`^${escapeRegExp(label)}$`) })
     .click();
 }
 
