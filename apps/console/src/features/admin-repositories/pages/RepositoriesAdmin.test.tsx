@@ -73,6 +73,35 @@ describe('admin repositories', () => {
       includesPattern: '**/*',
     });
   });
+
+  it('issue 7: a Maven repository form has the release/snapshot policies and the redeploy switch, off by default', async () => {
+    let put: Record<string, unknown> | undefined;
+    server.use(
+      http.get(apiUrl('ui/packagetypes'), () =>
+        HttpResponse.json([
+          { id: 'maven', displayName: 'Maven', icon: 'maven', classes: ['local', 'remote', 'virtual'] },
+        ]),
+      ),
+      http.put(restUrl('repositories/libs-release'), async ({ request }) => {
+        put = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({ ...put, description: '', notes: '', projectKey: null }, { status: 201 });
+      }),
+    );
+    const { router } = renderApp('/admin/repositories/local/new?packageType=maven');
+    fireEvent.change(await screen.findByLabelText('Repository Key'), { target: { value: 'libs-release' } });
+    const redeploy = screen.getByRole('checkbox', { name: 'Allow redeploying releases' }) as HTMLInputElement;
+    expect(redeploy.checked).toBe(false);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Handle snapshots' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Create Repository' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/ui/admin/repositories'));
+    expect(put).toMatchObject({
+      key: 'libs-release',
+      packageType: 'maven',
+      handleReleases: true,
+      handleSnapshots: false,
+      allowReleaseRedeploy: false,
+    });
+  });
 });
 
 describe('tree browser', () => {

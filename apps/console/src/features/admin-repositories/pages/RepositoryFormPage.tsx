@@ -55,7 +55,13 @@ interface RepositoryForm {
   repositories: string[];
   defaultDeploymentRepo: string | null;
   allowRemoteOverride: boolean;
+  handleReleases: boolean;
+  handleSnapshots: boolean;
+  allowReleaseRedeploy: boolean;
 }
+
+/** Package types laid out like Maven: release/snapshot policies apply (repositories service MAVEN_LIKE). */
+const MAVEN_LIKE = new Set(['maven', 'gradle', 'ivy', 'sbt']);
 
 /**
  * spec 000 §2 admin.repositories.new and .edit; the user menu's /admin/repositories/{local,remote,virtual}/new.
@@ -174,6 +180,12 @@ function RepositoryEditor({
       // An empty password on edit keeps the stored one.
       if (v.password || isNew) body.password = v.password;
     }
+    if (MAVEN_LIKE.has(packageType))
+      Object.assign(body, {
+        handleReleases: v.handleReleases,
+        handleSnapshots: v.handleSnapshots,
+        ...(rclass === 'local' ? { allowReleaseRedeploy: v.allowReleaseRedeploy } : {}),
+      });
     if (rclass === 'virtual')
       Object.assign(body, {
         repositories: v.repositories,
@@ -228,6 +240,9 @@ function RepositoryEditor({
             repositories: repository?.repositories ?? [],
             defaultDeploymentRepo: repository?.defaultDeploymentRepo ?? null,
             allowRemoteOverride: repository?.allowRemoteOverride ?? false,
+            handleReleases: repository?.handleReleases ?? true,
+            handleSnapshots: repository?.handleSnapshots ?? true,
+            allowReleaseRedeploy: repository?.allowReleaseRedeploy ?? false,
           }}
         >
           {isNew && (
@@ -311,6 +326,25 @@ function RepositoryEditor({
               >
                 <Checkbox>Allow remote members to override local artifacts</Checkbox>
               </Form.Item>
+            </>
+          )}
+          {MAVEN_LIKE.has(packageType) && (
+            <>
+              <Form.Item name="handleReleases" valuePropName="checked">
+                <Checkbox>Handle releases</Checkbox>
+              </Form.Item>
+              <Form.Item name="handleSnapshots" valuePropName="checked">
+                <Checkbox>Handle snapshots</Checkbox>
+              </Form.Item>
+              {rclass === 'local' && (
+                <Form.Item
+                  name="allowReleaseRedeploy"
+                  valuePropName="checked"
+                  extra="Off (recommended): a deployed release never changes; a second deploy is refused"
+                >
+                  <Checkbox>Allow redeploying releases</Checkbox>
+                </Form.Item>
+              )}
             </>
           )}
           <Form.Item label="Description" name="description">
