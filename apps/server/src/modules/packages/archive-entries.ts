@@ -16,22 +16,41 @@ const pending = new Map<string, { entries: string[]; at: number }>();
 const PENDING_TTL_MS = 120_000;
 const PENDING_MAX = 64;
 
+/** Bytes fetched per blob read: the central directory is read in a few windows, not once per entry. */
+const READ_WINDOW = 1024 * 1024;
+
 /** A yauzl reader over a blob's byte ranges: only the central directory is read, never the whole file. */
 class BlobReader extends yauzl.RandomAccessReader {
+  private window: { start: number; data: Buffer } | null = null;
+
   constructor(
     private readonly blobs: BlobStore,
     private readonly sha256: string,
+    private readonly size: number,
   ) {
     super();
   }
+
+  private async bytes(start: number, end: number): Promise<Buffer> {
+    const w = this.window;
+    if (w && start >= w.start && end <= w.start + w.data.length)
+      return w.data.subarray(start - w.start, end - w.start);
+    const last = Math.min(this.size, Math.max(end, start + READ_WINDOW));
+    const chunks: Buffer[] = [];
+    for await (const c of await this.blobs.get(this.sha256, { start, end: last - 1 }))
+      chunks.push(c as Buffer);
+    this.window = { start, data: Buffer.concat(chunks) };
+    return this.window.data.subarray(0, end - start);
+  }
+
   override _readStreamForRange(start: number, end: number): Readable {
     const out = new PassThrough();
     if (end <= start) {
       out.end();
       return out;
     }
-    this.blobs.get(this.sha256, { start, end: end - 1 }).then(
-      (stream) => (stream as Readable).on('error', (e) => out.destroy(e)).pipe(out),
+    this.bytes(start, end).then(
+      (b) => out.end(b),
       (err) => out.destroy(err),
     );
     return out;
@@ -42,7 +61,7 @@ class BlobReader extends yauzl.RandomAccessReader {
 export function readZipEntries(blobs: BlobStore, sha256: string, size: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
     yauzl.fromRandomAccessReader(
-      new BlobReader(blobs, sha256),
+      new BlobReader(blobs, sha256, size),
       size,
       { lazyEntries: true, autoClose: true, strictFileNames: false, validateEntrySizes: false },
       (err, zip) => {

@@ -108,12 +108,33 @@ export interface VersionNode {
   includeFiles: boolean;
 }
 
+interface PackageRowRaw {
+  id: string;
+  repository_id: string;
+  package_type: string;
+  name: string;
+  l: string;
+  /** lead path of the latest version */
+  latest_lead: string | null;
+  description: string;
+  latest_version: string | null;
+  versions_count: number;
+  tags: string[];
+  licenses: string[];
+  downloads: string | number;
+  vulnerabilities: SeverityCounts;
+  risk_level: string | null;
+  created_at: string | Date;
+  modified_at: string | Date;
+}
+
 export interface Connection<T> {
   edges: { cursor: string; node: T }[];
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
 const MAX_PAGE = 1000;
+const REPO_LIST_TTL_MS = 1000;
 const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 function decodeCursor<T>(cursor: string | null | undefined): T | null {
   if (!cursor) return null;
@@ -197,9 +218,12 @@ export class PackageReader {
     private readonly authorizer: Authorizer,
   ) {}
 
-  /** Repositories whose packages the caller may see (hidden types left out). */
-  async readableRepos(principal: Principal | null): Promise<IndexRepo[]> {
-    const rows = await this.db
+  private repoList: { at: number; rows: Promise<IndexRepo[]> } | null = null;
+
+  /** The repositories, read at most once a second (a new repository's packages show within that second). */
+  private allRepos(): Promise<IndexRepo[]> {
+    if (this.repoList && Date.now() - this.repoList.at < REPO_LIST_TTL_MS) return this.repoList.rows;
+    const query = this.db
       .select({
         id: repositories.id,
         key: repositories.key,
@@ -207,6 +231,18 @@ export class PackageReader {
         packageType: repositories.packageType,
       })
       .from(repositories);
+    // a drizzle query runs on every `then`: keep the promise of one run
+    const rows: Promise<IndexRepo[]> = (async () => query)();
+    this.repoList = { at: Date.now(), rows };
+    rows.catch(() => {
+      this.repoList = null;
+    });
+    return rows;
+  }
+
+  /** Repositories whose packages the caller may see (hidden types left out). */
+  async readableRepos(principal: Principal | null): Promise<IndexRepo[]> {
+    const rows = await this.allRepos();
     const out: IndexRepo[] = [];
     for (const r of rows) {
       if ((HIDDEN_REPOSITORY_TYPES as readonly string[]).includes(r.packageType.toLowerCase())) continue;
@@ -336,7 +372,13 @@ export class PackageReader {
     const cursor = decodeCursor<{ s?: string | number; l: string; n: string; t: string }>(f.endCursor);
     const cmp = dir === 'ASC' ? sql`>` : sql`<`;
     const d = dir === 'ASC' ? sql`asc` : sql`desc`;
-    const keyCols = sql`lower(p.name) collate "C", p.name collate "C", p.package_type collate "C"`;
+    const keyCols = Object.assign(
+      sql`lower(p.name) collate "C", p.name collate "C", p.package_type collate "C"`,
+      {
+        d: (dir: SQL) =>
+          sql`lower(p.name) collate "C" ${dir}, p.name collate "C" ${dir}, p.package_type collate "C" ${dir}`,
+      },
+    );
 
     const nodes: PackageNode[] = [];
     let hasNextPage = false;
@@ -351,20 +393,51 @@ export class PackageReader {
           having = sql`(${sortAgg.expr}, ${keyCols}) ${cmp} (${after_.s}::${sortAgg.cast}, ${after_.l}, ${after_.n}, ${after_.t})`;
       }
       const want = limit + 1 - nodes.length;
-      const rows = await queryRows<{ l: string; n: string; t: string; s?: string | number | Date }>(
-        this.db,
-        sql`select lower(p.name) collate "C" as l, p.name collate "C" as n, p.package_type collate "C" as t
-              ${sortAgg ? sql`, ${sortAgg.expr} as s` : sql``}
-            from ${packages} p
-            where ${conds.length > 0 ? sql.join(conds, sql` and `) : sql`true`}
-            group by 1, 2, 3
-            ${having ? sql`having ${having}` : sql``}
-            order by ${sortAgg ? sql`4 ${d}, ` : sql``}1 ${d}, 2 ${d}, 3 ${d}
-            limit ${want}`,
-      );
-      const built = await this.buildPackages(principal, rows, byId, !!f.ignorePreRelease);
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!;
+      let keys: { l: string; n: string; t: string; s?: string | number | Date }[];
+      let pkgRows: PackageRowRaw[];
+      let exhausted: boolean;
+      const whereSql = conds.length > 0 ? sql.join(conds, sql` and `) : sql`true`;
+      if (!sortAgg) {
+        // Name order: the rows themselves, straight off the name index; a package in several
+        // repositories is several consecutive rows.
+        const fetchN = want + 4;
+        pkgRows = await queryRows<PackageRowRaw>(
+          this.db,
+          sql`select p.*, lower(p.name) collate "C" as l,
+                (select lv.lead_path from ${packageVersions} lv where lv.package_id = p.id and lv.version = p.latest_version) as latest_lead
+              from ${packages} p where ${whereSql}
+              order by ${keyCols.d(d)} limit ${fetchN}`,
+        );
+        exhausted = pkgRows.length < fetchN;
+        keys = [];
+        for (const r of pkgRows) {
+          const last = keys.at(-1);
+          if (!last || last.n !== r.name || last.t !== r.package_type)
+            keys.push({ l: r.l, n: r.name, t: r.package_type });
+        }
+        if (!exhausted && keys.length > 1) {
+          const dropped = keys.pop()!; // possibly cut short: read again next round
+          pkgRows = pkgRows.filter((r) => r.name !== dropped.n || r.package_type !== dropped.t);
+        } else if (!exhausted) {
+          const only = keys[0]!;
+          pkgRows = await this.rowsOf([only], byId, all);
+        }
+      } else {
+        keys = await queryRows<{ l: string; n: string; t: string; s?: string | number | Date }>(
+          this.db,
+          sql`select lower(p.name) collate "C" as l, p.name collate "C" as n, p.package_type collate "C" as t,
+                ${sortAgg.expr} as s
+              from ${packages} p where ${whereSql}
+              group by 1, 2, 3
+              ${having ? sql`having ${having}` : sql``}
+              order by 4 ${d}, 1 ${d}, 2 ${d}, 3 ${d}
+              limit ${want}`,
+        );
+        exhausted = keys.length < want;
+        pkgRows = await this.rowsOf(keys, byId, all);
+      }
+      const built = await this.buildPackages(principal, pkgRows, byId, !!f.ignorePreRelease);
+      for (const row of keys) {
         const node = built.get(`${row.t}\u0000${row.n}`);
         const s = row.s instanceof Date ? row.s.toISOString() : row.s;
         const key = {
@@ -382,7 +455,7 @@ export class PackageReader {
         }
         after_ = key;
       }
-      if (hasNextPage || rows.length < want) break;
+      if (hasNextPage || exhausted) break;
     }
     const edges = nodes.map((node) => {
       const { _cursor, ...rest } = node as PackageNode & { _cursor: string };
@@ -391,40 +464,45 @@ export class PackageReader {
     return { edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
-  /** The rows of these (type, name) keys in the searched repositories, merged into packages. */
+  /** Every row of these (type, name) keys in the searched repositories (looked up by the name index). */
+  private async rowsOf(
+    keys: { l: string; n: string; t: string }[],
+    byId: Map<string, IndexRepo>,
+    all: boolean,
+  ): Promise<PackageRowRaw[]> {
+    if (keys.length === 0) return [];
+    const rows = await queryRows<PackageRowRaw>(
+      this.db,
+      sql`select p.*, lower(p.name) collate "C" as l,
+            (select lv.lead_path from ${packageVersions} lv where lv.package_id = p.id and lv.version = p.latest_version) as latest_lead
+          from ${packages} p
+          where lower(p.name) collate "C" in (${sql.join(
+            [...new Set(keys.map((k) => k.l))].map((l) => sql`${l}`),
+            sql`, `,
+          )})
+          ${
+            all
+              ? sql``
+              : sql`and p.repository_id in (${sql.join(
+                  [...byId.keys()].map((id) => sql`${id}::uuid`),
+                  sql`, `,
+                )})`
+          }`,
+    );
+    const wanted = new Set(keys.map((k) => `${k.t}\u0000${k.n}`));
+    return rows.filter((r) => wanted.has(`${r.package_type}\u0000${r.name}`) && byId.has(r.repository_id));
+  }
+
+  /** These package rows merged into packages by (type, name), with the caller's path checks. */
   private async buildPackages(
     principal: Principal | null,
-    keys: { n: string; t: string }[],
+    rows: PackageRowRaw[],
     byId: Map<string, IndexRepo>,
     releasesOnly: boolean,
   ): Promise<Map<string, PackageNode>> {
     const out = new Map<string, PackageNode>();
-    if (keys.length === 0) return out;
-    const rows = await queryRows<{
-      id: string;
-      repository_id: string;
-      package_type: string;
-      name: string;
-      description: string;
-      latest_version: string | null;
-      versions_count: number;
-      tags: string[];
-      licenses: string[];
-      downloads: string | number;
-      vulnerabilities: SeverityCounts;
-      risk_level: string | null;
-      created_at: string | Date;
-      modified_at: string | Date;
-    }>(
-      this.db,
-      sql`select * from ${packages} p where (p.package_type, p.name) in (${sql.join(
-        keys.map((k) => sql`(${k.t}, ${k.n})`),
-        sql`, `,
-      )}) and p.repository_id in (${sql.join(
-        [...byId.keys()].map((id) => sql`${id}::uuid`),
-        sql`, `,
-      )})`,
-    );
+    rows = rows.filter((r) => byId.has(r.repository_id));
+    if (rows.length === 0) return out;
     const groups = new Map<string, typeof rows>();
     for (const r of rows) {
       const k = `${r.package_type}\u0000${r.name}`;
@@ -432,7 +510,7 @@ export class PackageReader {
     }
     // Versions are read only when they change the answer: several repositories, path checks or releases only.
     const needVersions = rows.filter(
-      (r) => !principal?.admin || releasesOnly || groups.get(`${r.package_type}\u0000${r.name}`)!.length > 1,
+      (r) => releasesOnly || groups.get(`${r.package_type}\u0000${r.name}`)!.length > 1,
     );
     const versions = new Map<
       string,
@@ -467,7 +545,12 @@ export class PackageReader {
       for (const r of group) {
         const list = versions.get(r.id);
         if (!list) {
-          usedRows.push(r);
+          // One repository: the package is seen when its latest version's lead file is readable.
+          if (
+            !r.latest_lead ||
+            (await this.leadReadable(principal, byId.get(r.repository_id)!, r.latest_lead))
+          )
+            usedRows.push(r);
           continue;
         }
         const repo = byId.get(r.repository_id)!;

@@ -1,6 +1,13 @@
-import { installCommand, packageNamePattern, sortDirection } from '@granary/contracts';
+import {
+  graphqlAnswerSchema,
+  installCommand,
+  packageNamePattern,
+  packagesConnectionSchema,
+  sortDirection,
+} from '@granary/contracts';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { testImage } from '../../formats/docker/oci-testing.ts';
 import { makeTarball, publishDocument } from '../../formats/npm/test-support.ts';
 import {
@@ -72,6 +79,8 @@ describe(`packages index and queries (${testEngine})`, () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.errors, res.body).toBeUndefined();
+    // every answer has the shape the console reads (packages/contracts)
+    graphqlAnswerSchema(z.object({ packages: packagesConnectionSchema })).parse(body);
     return body.data.packages;
   };
   const names = (page: Page<Pkg>) => page.edges.map((e) => e.node.name);

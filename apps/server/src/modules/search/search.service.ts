@@ -107,7 +107,8 @@ export class ArtifactSearch {
         const g = groupId ? groupId.replace(/\./g, '/') : '*';
         const a = artifactId || '*';
         const v = version || '*';
-        const file = `${a}-${v}${classifier ? `-${classifier}` : ''}.*`;
+        // without a classifier every file of the version matches (main, -sources, -javadoc…)
+        const file = classifier ? `${a}-${v}-${classifier}.*` : `${a}-${v}*`;
         return sql`a.path like ${likePattern(`${g}/${a}/${v}/${file}`)}`;
       }
       default:
