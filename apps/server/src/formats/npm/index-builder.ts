@@ -76,13 +76,47 @@ function remember(key: string, p: Packument): Packument {
  * pointing at an unpublished version is dropped, and `latest` falls back to the highest version.
  */
 export async function localPackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+  const key = `L\u0000${ctx.repository.key}\u0000${name}`;
+  const checked = checkedAt.get(key);
+  if (checked !== undefined && Date.now() - checked < FRESH_MS) {
+    const hit = built.get(key);
+    if (hit) return hit;
+    if (absent.has(key)) return null;
+  }
+  const found = await buildLocal(ctx, name, key);
+  if (checkedAt.size >= MAX_BUILT) checkedAt.clear();
+  checkedAt.set(key, Date.now());
+  if (found) absent.delete(key);
+  else {
+    if (absent.size >= MAX_BUILT) absent.clear();
+    absent.add(key);
+  }
+  return found;
+}
+
+/**
+ * How long a local packument is served without looking at the stored files again (as the core
+ * caches artifact rows on the read path): changes made on this node drop it at once (`forget`);
+ * another node's are seen within this time.
+ */
+const FRESH_MS = 1000;
+const checkedAt = new Map<string, number>();
+const absent = new Set<string>();
+
+/** Drops what this node holds of a local package, after any change to it. */
+export function forget(repoKey: string, name: string): void {
+  const key = `L\u0000${repoKey}\u0000${name}`;
+  checkedAt.delete(key);
+  absent.delete(key);
+}
+
+async function buildLocal(ctx: FormatContext, name: string, key: string): Promise<Packument | null> {
   const files = (await ctx.listFiles(metaFolder(name))).filter(
     (f) => f.path.startsWith(`${versionsFolder(name)}/`) || f.path.startsWith(`${eventsFolder(name)}/`),
   );
   if (!files.some((f) => f.path.startsWith(`${versionsFolder(name)}/`))) return null;
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   const fingerprint = sha1(files.map((f) => `${f.path}\u0000${f.sha256}`).join('\n'));
-  const key = `L\u0000${ctx.repository.key}\u0000${name}`;
   const hit = built.get(key);
   if (hit?.fingerprint === fingerprint) return hit;
 

@@ -537,3 +537,72 @@ describe('npm registry (API)', () => {
     expect(doc['dist-tags'].latest).toBe('1.2.0');
   });
 });
+
+describe('npm audit through a remote member', () => {
+  let t: TestApp;
+  let upstream: import('node:http').Server;
+  const received: { url: string; encoding?: string; body: Buffer }[] = [];
+  const advisory = {
+    'left-pad': [{ id: 1, title: 'Example advisory', severity: 'high', vulnerable_versions: '<1.3.1' }],
+  };
+
+  beforeAll(async () => {
+    const http = await import('node:http');
+    upstream = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({
+          url: req.url ?? '',
+          encoding: req.headers['content-encoding'],
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(advisory));
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const port = (upstream.address() as import('node:net').AddressInfo).port;
+    t = await createTestApp({ outboundAllowlist: '127.0.0.1' });
+    for (const [key, body] of [
+      ['npm-remote', { rclass: 'remote', packageType: 'npm', url: `http://127.0.0.1:${port}/registry/` }],
+      ['npm-local', { rclass: 'local', packageType: 'npm' }],
+      ['npm', { rclass: 'virtual', packageType: 'npm', repositories: ['npm-local', 'npm-remote'] }],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: `/api/repositories/${key}`,
+        headers: { authorization: ADMIN },
+        payload: body,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    upstream?.close();
+  });
+
+  it("issue 6 npm audit: a virtual repository forwards the bulk advisory query (gzipped as npm sends it) to its remote member's upstream", async () => {
+    const { gzipSync } = await import('node:zlib');
+    const query = Buffer.from(JSON.stringify({ 'left-pad': ['1.3.0'] }));
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/repository/npm/-/npm/v1/security/advisories/bulk',
+      headers: { authorization: ADMIN, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: gzipSync(query),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual(advisory);
+    expect(received.at(-1)!.url).toBe('/registry/-/npm/v1/security/advisories/bulk');
+    expect(received.at(-1)!.encoding).toBe('gzip');
+    expect((await import('node:zlib')).gunzipSync(received.at(-1)!.body)).toEqual(query);
+    // a local repository has nothing to forward to: an empty report
+    const local = await t.app.inject({
+      method: 'POST',
+      url: '/repository/npm-local/-/npm/v1/security/advisories/bulk',
+      headers: { authorization: ADMIN, 'content-type': 'application/json' },
+      payload: {},
+    });
+    expect(local.json()).toEqual({});
+  });
+});

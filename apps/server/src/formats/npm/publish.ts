@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import semver from 'semver';
 import type { FormatContext } from '../sdk/format.ts';
 import {
+  forget,
   localPackument,
   type Manifest,
   type PackageEvent,
@@ -71,6 +72,18 @@ const DROPPED_FIELDS = ['_attachments', '_rev', '_revisions', 'readme', 'readmeF
 export function checkTag(tag: string): void {
   if (!tag || tag.length > 100 || /[\s/%]/.test(tag) || semver.validRange(tag))
     throw new NpmError(400, `Invalid dist-tag '${tag}': a tag must not be a version or range`);
+}
+
+/** Runs a change of a package under its lock; what this node cached of it is dropped before and after. */
+async function changing<T>(target: FormatContext, name: string, fn: () => Promise<T>): Promise<T> {
+  return target.withLock(name, async () => {
+    forget(target.repository.key, name);
+    try {
+      return await fn();
+    } finally {
+      forget(target.repository.key, name);
+    }
+  });
 }
 
 let sequence = 0;
@@ -180,7 +193,7 @@ export async function publish(ctx: FormatContext, name: string, doc: Record<stri
     readmeFilename: typeof doc.readmeFilename === 'string' ? doc.readmeFilename : contents.readmeFilename,
   };
 
-  await target.withLock(name, async () => {
+  await changing(target, name, async () => {
     if (await target.stat(versionRecordPath(name, version)))
       throw new NpmError(403, `You cannot publish over the previously published versions: ${version}.`);
     // Both files at once; if either fails, the other is removed so the version is wholly absent.
@@ -228,7 +241,7 @@ export async function updatePackage(ctx: FormatContext, name: string, doc: Recor
   const target = await ctx.deployContext();
   const incoming = isObject(doc.versions) ? doc.versions : null;
   if (!incoming) throw new NpmError(400, 'The document carries no versions');
-  await target.withLock(name, async () => {
+  await changing(target, name, async () => {
     const now = await current(target, name);
     const removed = Object.keys(now.versions).filter((v) => !(v in incoming));
     for (const v of removed) await removeVersion(target, name, v);
@@ -253,7 +266,7 @@ export async function updatePackage(ctx: FormatContext, name: string, doc: Recor
 /** `npm unpublish pkg` (all versions): `DELETE /{name}/-rev/{rev}`. */
 export async function unpublishAll(ctx: FormatContext, name: string) {
   const target = await ctx.deployContext();
-  await target.withLock(name, async () => {
+  await changing(target, name, async () => {
     await current(target, name);
     await target.authorize('delete', name);
     await target.authorize('delete', metaFolder(name));
@@ -270,7 +283,7 @@ export async function deleteTarball(ctx: FormatContext, name: string, file: stri
   const target = await ctx.deployContext();
   const version = versionOfTarball(name, file);
   if (!version) throw new NpmError(404, `'${file}' is not a tarball of '${name}'`);
-  await target.withLock(name, async () => {
+  await changing(target, name, async () => {
     const exists =
       (await target.stat(tarballPath(name, version))) ||
       (await target.stat(versionRecordPath(name, version)));
@@ -284,7 +297,7 @@ export async function deleteTarball(ctx: FormatContext, name: string, file: stri
 export async function setTag(ctx: FormatContext, name: string, tag: string, version: string | null) {
   const target = await ctx.deployContext();
   checkTag(tag);
-  await target.withLock(name, async () => {
+  await changing(target, name, async () => {
     const now = await current(target, name);
     if (version === null) {
       if (tag === 'latest') throw new NpmError(400, "The 'latest' tag cannot be removed");

@@ -167,11 +167,48 @@ async function search(request: FormatRequest, reply: FastifyReply, ctx: FormatCo
 }
 
 /**
- * `npm audit` and the audit npm install runs: no scanning data yet, so an empty report — never an
- * error that breaks the install. The request body (possibly gzipped) is read and dropped.
+ * `npm audit` and the audit npm install runs. Granary has no scanning data yet: a remote repository,
+ * or a virtual repository through its first remote member, forwards the query to its upstream (the
+ * public registry answers real advisories); otherwise, or when the upstream fails, an empty report —
+ * never an error that breaks the install.
  */
-async function audit(request: FormatRequest, reply: FastifyReply, quick: boolean) {
-  await readBody(request.body, 64 * 1024 * 1024);
+async function audit(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, rest: string) {
+  const body = await readBody(request.body, 64 * 1024 * 1024);
+  const quick = rest !== 'npm/v1/security/advisories/bulk';
+  const remote =
+    ctx.repository.rclass === 'remote'
+      ? ctx
+      : ctx.repository.rclass === 'virtual'
+        ? (await ctx.members()).find((m) => m.repository.rclass === 'remote')
+        : undefined;
+  if (remote) {
+    try {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      for (const h of ['content-type', 'content-encoding']) {
+        const v = request.headers[h];
+        if (typeof v === 'string') headers[h] = v;
+      }
+      const res = await remote.upstream(`-/${rest}`, {
+        method: 'POST',
+        body,
+        headers,
+        maxBytes: 32 * 1024 * 1024,
+      });
+      if (res.status === 200) {
+        const answer = JSON.parse(res.body.toString('utf8')) as unknown;
+        if (isObject(answer)) return json(reply, 200, answer);
+      }
+      ctx.log.info(
+        { upstream: remote.repository.key, status: res.status },
+        'npm audit: upstream gave no report',
+      );
+    } catch (err) {
+      ctx.log.warn(
+        { upstream: remote.repository.key, err: (err as Error).message },
+        'npm audit: upstream failed',
+      );
+    }
+  }
   if (!quick) return json(reply, 200, {});
   return json(reply, 200, {
     actions: [],
@@ -228,9 +265,8 @@ export async function registryApi(
   }
   if (rest === 'ping' && (method === 'GET' || method === 'HEAD')) return json(reply, 200, {});
   if (rest === 'v1/search' && method === 'GET') return search(request, reply, ctx);
-  if (method === 'POST' && rest === 'npm/v1/security/advisories/bulk') return audit(request, reply, false);
-  if (method === 'POST' && /^npm\/v1\/security\/audits(\/quick)?$/.test(rest))
-    return audit(request, reply, true);
+  if (method === 'POST' && /^npm\/v1\/security\/(advisories\/bulk|audits(\/quick)?)$/.test(rest))
+    return audit(request, reply, ctx, rest);
   if (rest.startsWith('package/')) return distTags(request, reply, ctx, rest);
   return false;
 }

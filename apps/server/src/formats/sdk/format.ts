@@ -159,10 +159,16 @@ export interface FormatContext {
   members(): Promise<FormatContext[]>;
   /** Where a deploy to this repository lands (itself; a virtual's default deployment repository). */
   deployContext(): Promise<FormatContext>;
-  /** remote: GET from the upstream (path relative to the remote URL, or an absolute URL on the upstream's origin), through the outbound client, credentials only to the upstream's origin. */
+  /** remote: GET from the upstream (path relative to the remote URL, or an absolute URL on the upstream's origin), through the outbound client, credentials only to the upstream's origin. `method: 'POST'` with a `body` forwards a client's query (npm audit). */
   upstream(
     pathOrUrl: string,
-    init?: { headers?: Record<string, string>; maxBytes?: number; stream?: boolean },
+    init?: {
+      headers?: Record<string, string>;
+      maxBytes?: number;
+      stream?: boolean;
+      method?: 'GET' | 'POST';
+      body?: Buffer;
+    },
   ): Promise<UpstreamResponse>;
   /** Stores bytes fetched from the upstream in the remote's cache at `path` (no permission check: the cache is the server's). */
   cache(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;

@@ -229,7 +229,7 @@ export function createFormatContext(
         headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
       let res: Awaited<ReturnType<typeof ctx.outbound.fetch>>;
       try {
-        res = await ctx.outbound.fetch(url, { headers });
+        res = await ctx.outbound.fetch(url, { headers, method: init.method, body: init.body });
       } catch (err) {
         ctx.log.warn({ repo: repo.key, url, err: (err as Error).message }, 'upstream request failed');
         throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
