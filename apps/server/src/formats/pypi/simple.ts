@@ -279,9 +279,9 @@ async function externalFile(
   const found = await upstreamPage(ctx, project);
   const link = found?.page.files.find((f) => f.filename === distName);
   if (!link || (isMetadata && !link.metadata)) return null;
-  const res = await ctx.upstream(`${link.url}${isMetadata ? METADATA_SUFFIX : ''}`, {
-    maxBytes: 512 * 1024 * 1024,
-  });
+  // Streamed into the cache, never whole in memory; verified against the page's sha256 as it lands.
+  const res = await ctx.upstream(`${link.url}${isMetadata ? METADATA_SUFFIX : ''}`, { stream: true });
+  if (res.status !== 200) res.stream?.destroy();
   if (res.status === 404 || res.status === 410) return null;
   if (res.status !== 200) {
     const err = new Error(`The upstream of '${ctx.repository.key}' answered ${res.status}`);
@@ -289,7 +289,9 @@ async function externalFile(
     throw err;
   }
   const hashes = isMetadata ? (link.metadata === true ? {} : (link.metadata ?? {})) : link.hashes;
-  return ctx.cache(path, res.body, { expected: hashes.sha256 ? { sha256: hashes.sha256 } : {} });
+  return ctx.cache(path, res.stream ?? res.body, {
+    expected: hashes.sha256 ? { sha256: hashes.sha256 } : {},
+  });
 }
 
 /** GET of `.pypi-external/{project}/{file}` on a remote, or through a virtual's remote members. */
