@@ -3,7 +3,9 @@ import { ARCHIVE_ENTRIES_MAX, ARCHIVE_ENTRY_PATH_MAX } from '@granary/contracts'
 import { and, eq, inArray } from 'drizzle-orm';
 import yauzl from 'yauzl';
 import type { BlobStore } from '../../platform/blobs/index.ts';
+import type { Db } from '../../platform/db/index.ts';
 import type { Executor } from '../../platform/events/index.ts';
+import { artifacts } from '../repositories/repositories.schema.ts';
 import { archiveEntries } from './packages.schema.ts';
 
 /** Names of files whose entries are indexed for archive (class) search: zip containers. */
@@ -14,7 +16,7 @@ const ARCHIVE_MAX_BYTES = 2 * 1024 ** 3;
 /** Entries read from stored archives, waiting for the storing transaction (keyed by blob). */
 const pending = new Map<string, { entries: string[]; at: number }>();
 const PENDING_TTL_MS = 120_000;
-const PENDING_MAX = 64;
+const PENDING_MAX = 16;
 
 /** Bytes fetched per blob read: the central directory is read in a few windows, not once per entry. */
 const READ_WINDOW = 1024 * 1024;
@@ -107,27 +109,123 @@ export async function collectArchiveEntries(
   pending.set(blob.sha256, { entries, at: now });
 }
 
-/** In the storing transaction: the archive's entries, read by `collectArchiveEntries`. */
-export async function indexArchiveEntries(
-  tx: Executor,
-  repositoryId: string,
-  path: string,
-  sha256: string,
-): Promise<void> {
-  if (!ARCHIVE_NAME.test(path)) return;
-  const found = pending.get(sha256);
-  if (!found) return;
+async function writeEntries(tx: Executor, repositoryId: string, path: string, entries: string[]) {
   await tx
     .delete(archiveEntries)
     .where(and(eq(archiveEntries.repositoryId, repositoryId), eq(archiveEntries.path, path)));
-  for (let i = 0; i < found.entries.length; i += 1000) {
-    const rows = found.entries.slice(i, i + 1000).map((entry) => ({
+  for (let i = 0; i < entries.length; i += 1000) {
+    const rows = entries.slice(i, i + 1000).map((entry) => ({
       repositoryId,
       path,
       entry,
       name: entry.split('/').at(-1) ?? entry,
     }));
     await tx.insert(archiveEntries).values(rows);
+  }
+}
+
+/**
+ * In the storing transaction: the archive's entries, read by `collectArchiveEntries`. A file stored
+ * with metadata given by its format (no extraction before the transaction) is read after it is
+ * committed instead, off the request.
+ */
+export async function indexArchiveEntries(
+  tx: Executor,
+  repositoryId: string,
+  path: string,
+  blob: { sha256: string; size: number },
+): Promise<void> {
+  if (!ARCHIVE_NAME.test(path)) return;
+  const found = pending.get(blob.sha256);
+  if (!found) {
+    scheduleArchiveIndexing(repositoryId, path, blob);
+    return;
+  }
+  await writeEntries(tx, repositoryId, path, found.entries);
+}
+
+// ---------- entries read after the commit ----------
+
+interface Backend {
+  db: Db;
+  blobs: BlobStore;
+  onError: (err: Error) => void;
+}
+/** The running servers' databases and blob stores (one in production; tests may run several). */
+const backends = new Set<Backend>();
+const queue: { repositoryId: string; path: string; sha256: string; size: number; attempt: number }[] = [];
+const RETRY_MS = [20, 200, 1000, 4000];
+let running = false;
+
+export function attachArchiveIndexer(backend: Backend): () => void {
+  backends.add(backend);
+  return () => backends.delete(backend);
+}
+
+function scheduleArchiveIndexing(repositoryId: string, path: string, blob: { sha256: string; size: number }) {
+  if (blob.size < 22 || blob.size > ARCHIVE_MAX_BYTES || backends.size === 0) return;
+  const job = { repositoryId, path, sha256: blob.sha256, size: blob.size, attempt: 0 };
+  setTimeout(() => enqueue(job), RETRY_MS[0]).unref();
+}
+
+function enqueue(job: (typeof queue)[number]) {
+  queue.push(job);
+  if (!running) void drain();
+}
+
+/** One archive at a time: reads its entries once the file's row is committed, retrying briefly until then. */
+async function drain() {
+  running = true;
+  try {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      let done = false;
+      for (const backend of backends) {
+        try {
+          const stored = await backend.db
+            .select({ id: artifacts.id })
+            .from(artifacts)
+            .where(
+              and(
+                eq(artifacts.repositoryId, job.repositoryId),
+                eq(artifacts.path, job.path),
+                eq(artifacts.sha256, job.sha256),
+              ),
+            );
+          if (stored.length === 0) continue;
+          const entries = await readZipEntries(backend.blobs, job.sha256, job.size).catch(() => null);
+          done = true;
+          if (!entries) break;
+          await backend.db.transaction(async (tx) => {
+            // still the same file: a later change has unindexed or replaced it otherwise
+            const still = await tx
+              .select({ id: artifacts.id })
+              .from(artifacts)
+              .where(
+                and(
+                  eq(artifacts.repositoryId, job.repositoryId),
+                  eq(artifacts.path, job.path),
+                  eq(artifacts.sha256, job.sha256),
+                ),
+              );
+            if (still.length > 0) await writeEntries(tx, job.repositoryId, job.path, entries);
+          });
+          break;
+        } catch (err) {
+          try {
+            backend.onError(err as Error);
+          } catch {
+            // the server is closing
+          }
+        }
+      }
+      const next = RETRY_MS[job.attempt + 1];
+      if (!done && next !== undefined) {
+        const retry = { ...job, attempt: job.attempt + 1 };
+        setTimeout(() => enqueue(retry), next).unref();
+      }
+    }
+  } finally {
+    running = false;
   }
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import type { Platform } from '../../app.ts';
 import type { AccessModule } from '../access/index.ts';
+import { attachArchiveIndexer } from './archive-entries.ts';
 import { DownloadCounter } from './downloads.ts';
 import { packagesResolvers, packagesSchema } from './packages.graphql.ts';
 import { PackageReader } from './packages.read.ts';
@@ -35,6 +36,12 @@ export async function registerPackages(
   downloads.start();
   app.decorate('packageDownloads', downloads);
   app.addHook('onClose', async () => downloads.stop());
+  const detach = attachArchiveIndexer({
+    db: platform.database.db,
+    blobs: platform.blobs,
+    onError: (err) => platform.logging.server.warn({ err: err.message }, 'archive entries not indexed'),
+  });
+  app.addHook('onClose', async () => detach());
   // GraphQL execution only: the routes are ours (spec paths, access rules, error shape).
   await app.register(mercurius, {
     schema: packagesSchema,

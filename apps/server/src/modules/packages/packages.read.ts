@@ -1,6 +1,7 @@
 import {
   canonicalPackageType,
   dropZeroCounts,
+  GO_LEAD_FILE_EXTENSION_MAP,
   GRAPHQL_DEFAULT_PAGE_SIZE,
   HIDDEN_REPOSITORY_TYPES,
   installCommand,
@@ -204,6 +205,11 @@ function filesCondition(packageType: string, leadPath: string): SQL {
   if ((SPECIAL_PACKAGE_TYPES as readonly string[]).includes(packageType)) {
     const below = `${likePattern(folder)}%`;
     return sql`${artifacts.path} like ${below} and ${artifacts.path} not like ${`${below}/%`}`;
+  }
+  if (packageType === 'go') {
+    // `{version}.zip`, `.mod` and `.info` side by side
+    const stem = leadPath.replace(/\.[^./]+$/, '');
+    return sql`${artifacts.path} in (${`${stem}.zip`}, ${`${stem}.mod`}, ${`${stem}.info`})`;
   }
   return sql`(${artifacts.path} = ${leadPath} or ${artifacts.path} like ${`${likePattern(leadPath)}.%`})`;
 }
@@ -756,8 +762,14 @@ export class PackageReader {
 
   /** Files of a version in its first repository (checksums and mime types from the stored artifacts). */
   async filesOf(v: VersionNode) {
-    const repo = v.repos[0];
-    if (!repo) return [];
+    const first = v.repos[0];
+    if (!first) return [];
+    // spec 001 §9: a Go version's lead file is its .zip, where the index may name the .mod
+    const { from, to } = GO_LEAD_FILE_EXTENSION_MAP;
+    const repo =
+      v.packageType === 'go' && first.leadFilePath.endsWith(from)
+        ? { ...first, leadFilePath: `${first.leadFilePath.slice(0, -from.length)}${to}` }
+        : first;
     const rows = await this.db
       .select({
         path: artifacts.path,

@@ -49,7 +49,7 @@ export async function indexStored(
   blob: StoredBlob,
   meta: PackageMetadata | null,
 ): Promise<void> {
-  await indexArchiveEntries(tx, repo.id, path, blob.sha256);
+  await indexArchiveEntries(tx, repo.id, path, blob);
   if (!meta) return;
   await indexStoredFile(
     tx,
