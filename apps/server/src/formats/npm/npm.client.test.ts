@@ -314,6 +314,20 @@ describe('npm client acceptance (issue 6)', () => {
     expect(run.stderr).toMatch(/EINTEGRITY|integrity/);
   }, 240_000);
 
+  it('a remote serves its cached packument for the metadata retrieval period, then revalidates with the upstream', async () => {
+    const published = await httpPublish(`${up}/repository/up-local`, ADMIN, {
+      name: 'tree-leaf-0',
+      version: '1.2.0',
+    });
+    expect(published.status).toBe(201);
+    const versions = async () =>
+      JSON.parse((await ok(['view', 'tree-leaf-0', 'versions', '--json', '--prefer-online'])).stdout);
+    expect(await versions()).toEqual(['1.0.0', '1.1.0']); // cached: the default period is 7200 s
+    const changed = await api(base, 'POST', '/api/repositories/npm-remote', { retrievalCachePeriodSecs: 0 });
+    expect(changed.status, await changed.text()).toBeLessThan(300);
+    expect(await versions()).toEqual(['1.0.0', '1.1.0', '1.2.0']);
+  }, 60_000);
+
   it('dist-tag add, ls and rm', async () => {
     await ok(['dist-tag', 'add', '@acme/lib@1.0.0', 'legacy']);
     const ls = await ok(['dist-tag', 'ls', '@acme/lib']);
