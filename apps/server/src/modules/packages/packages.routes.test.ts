@@ -491,6 +491,84 @@ describe(`packages index and queries (${testEngine})`, () => {
     expect(names(await list({}, null))).toEqual([]);
   });
 
+  it('spec 001 §7 version parameters: name (trailing * rule), licences, severities, cve, before/after; files only with includeFiles', async () => {
+    const versions = async (args: string) => {
+      const res = await gql(
+        `{ versions(packageId: "npm://lodash", ${args}) { edges { node { name files { name } } } } }`,
+      );
+      expect(res.json().errors, res.body).toBeUndefined();
+      return res.json().data.versions.edges.map((e: { node: { name: string; files: unknown[] } }) => e.node);
+    };
+    expect((await versions('name: "4.1"')).map((v: { name: string }) => v.name)).toEqual(['4.17.21']);
+    expect((await versions('name: "4.*.21"')).map((v: { name: string }) => v.name)).toEqual(['4.17.21']);
+    expect(await versions('licenses: ["ISC"]')).toEqual([]);
+    expect((await versions('licenses: ["MIT"]')).length).toBe(3);
+    await t.app.granary.database.db.execute(
+      sql`update package_versions set vulnerabilities = '{"critical": 1}'::jsonb, cves = '["CVE-2021-23337"]'::jsonb
+          where version = '4.9.0'`,
+    );
+    expect((await versions('severities: ["critical"]')).map((v: { name: string }) => v.name)).toEqual([
+      '4.9.0',
+    ]);
+    expect((await versions('cve: "CVE-2021-23337"')).map((v: { name: string }) => v.name)).toEqual(['4.9.0']);
+    expect(await versions('cve: "CVE-1999-0001"')).toEqual([]);
+    await t.app.granary.database.db.execute(
+      sql`update package_versions set created_at = '2019-01-01T00:00:00Z' where version = '4.9.0'`,
+    );
+    expect((await versions('before: "2020-01-01"')).map((v: { name: string }) => v.name)).toEqual(['4.9.0']);
+    expect((await versions('after: "2020-01-01"')).map((v: { name: string }) => v.name)).not.toContain(
+      '4.9.0',
+    );
+    // files are read only when asked
+    expect((await versions('name: "4.17.21"'))[0].files).toEqual([]);
+    expect((await versions('name: "4.17.21", includeFiles: true'))[0].files).toEqual([
+      { name: 'lodash-4.17.21.tgz' },
+    ]);
+  });
+
+  it('spec 001 §7 list parameter lowercase_name: the same prefix match as name', async () => {
+    const res = await gql('{ packages(lowercase_name: "lodash-") { edges { node { name } } } }');
+    expect(res.json().data.packages.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual([
+      'lodash-es',
+    ]);
+  });
+
+  it('anonymous access: when it is on, anonymous callers see the packages of repositories granted to anonymous only', async () => {
+    const admin = { authorization: ADMIN };
+    const cfg = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/security/configuration',
+      headers: admin,
+      payload: { anonymousAccess: true },
+    });
+    expect(cfg.statusCode, cfg.body).toBeLessThan(300);
+    const grant = await t.app.inject({
+      method: 'PUT',
+      url: '/api/security/permissions/anon-secret',
+      headers: admin,
+      payload: {
+        repo: {
+          repositories: ['npm-secret'],
+          include_patterns: ['**'],
+          exclude_patterns: [],
+          actions: { users: { anonymous: ['read'] } },
+        },
+      },
+    });
+    expect(grant.statusCode, grant.body).toBeLessThan(300);
+    try {
+      expect(names(await list({ a: ['npm'] }, null))).toEqual(['lodash', 'secret-sauce']);
+    } finally {
+      await t.app.inject({ method: 'DELETE', url: '/api/security/permissions/anon-secret', headers: admin });
+      await t.app.inject({
+        method: 'PATCH',
+        url: '/api/security/configuration',
+        headers: admin,
+        payload: { anonymousAccess: false },
+      });
+    }
+  });
+
   it('GraphQL errors: a malformed query is a 400 with errors; a bad cursor or limit is an error message', async () => {
     const res = await gql('{ packages(nope: 1) { edges { cursor } } }');
     expect(res.statusCode).toBe(400);
