@@ -372,6 +372,54 @@ describe('npm client acceptance (issue 6)', () => {
     expect(JSON.parse(found.stdout).map((o: { name: string }) => o.name)).toContain('acme-tool');
   }, 60_000);
 
+  it('npm login (legacy): name and password at the prompts, npm saves the token and whoami answers', async () => {
+    const config = path.join(work, 'npmrc-legacy');
+    await writeFile(config, '');
+    const child = spawn(
+      'npm',
+      [
+        'login',
+        '--auth-type=legacy',
+        '--userconfig',
+        config,
+        '--registry',
+        registry,
+        '--cache',
+        path.join(work, 'cache-legacy'),
+      ],
+      { cwd: work, env: npmEnv(work), stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    const waitFor = async (re: RegExp) => {
+      const deadline = Date.now() + 20_000;
+      while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(out).toMatch(re);
+    };
+    await waitFor(/Username:/i);
+    child.stdin!.write('admin\n');
+    await waitFor(/Password:/i);
+    child.stdin!.write(`${PASSWORD}\n`);
+    const email = await Promise.race([
+      (async () => {
+        await waitFor(/Email:/i);
+        return true;
+      })().catch(() => false),
+      exited.then(() => false),
+    ]);
+    if (email) child.stdin!.write('admin@example.com\n');
+    child.stdin!.end();
+    expect(await exited, out).toBe(0);
+    expect(await readFile(config, 'utf8')).toMatch(/:_authToken=/);
+    expect((await ok(['whoami'], { config })).stdout.trim()).toBe('admin');
+  }, 60_000);
+
   it('npm login (web): the user confirms in the console, npm saves the token and whoami answers', async () => {
     const config = path.join(work, 'npmrc-login');
     await writeFile(config, '');
