@@ -123,7 +123,9 @@ try {
   const { readdirSync } = await import('node:fs');
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
   const dir = new URL('./scenarios/', import.meta.url);
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     if (only && !only.includes(name.replace(/\.ts$/, ''))) continue;
     const scenario = (await import(new URL(name, dir).href)) as { run(): Promise<void> };
     await scenario.run();

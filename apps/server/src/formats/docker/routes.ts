@@ -154,7 +154,7 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
   const repoContext = async (request: FastifyRequest, reply: FastifyReply, name: string) => {
     const { repoKey, image } = splitName(name);
     const ctx = await contexts(request, reply, repoKey);
-    if (!ctx || ctx.repository.packageType !== 'docker') {
+    if (ctx?.repository.packageType !== 'docker') {
       if (!request.principal) throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
       throw new OciError(404, 'NAME_UNKNOWN', `Repository '${repoKey}' is not a Docker repository here`);
     }
