@@ -93,6 +93,14 @@ export async function listVersions(db: Executor, packageId: string): Promise<Pac
     .orderBy(desc(packageVersions.createdAt));
 }
 
+/** Names and creation times of a package's versions (what `latestOf` needs; no readmes read). */
+export async function listVersionNames(db: Executor, packageId: string) {
+  return db
+    .select({ version: packageVersions.version, createdAt: packageVersions.createdAt })
+    .from(packageVersions)
+    .where(eq(packageVersions.packageId, packageId));
+}
+
 export async function findPackage(db: Executor, repositoryId: string, name: string) {
   const [row] = await db
     .select()

@@ -1,6 +1,7 @@
 import {
   canonicalPackageType,
   dropZeroCounts,
+  EXCLUDED_PACKAGE_TYPES,
   GO_LEAD_FILE_EXTENSION_MAP,
   GRAPHQL_DEFAULT_PAGE_SIZE,
   HIDDEN_REPOSITORY_TYPES,
@@ -307,7 +308,13 @@ export class PackageReader {
           sql`, `,
         )})`,
       );
-    }
+    } else
+      where.push(
+        sql`lower(p.package_type) not in (${sql.join(
+          EXCLUDED_PACKAGE_TYPES.map((t) => sql`${t.toLowerCase()}`),
+          sql`, `,
+        )})`,
+      );
     if (f.packageId) {
       const id = parsePackageId(f.packageId);
       if (!id) throw new InvalidError(`packageId '${f.packageId}' is not {type}://{name}`);

@@ -4,7 +4,7 @@ import type { Executor } from '../../platform/events/index.ts';
 import { unindexArchiveEntries } from './archive-entries.ts';
 import {
   deleteVersionsByLeadPaths,
-  listVersions,
+  listVersionNames,
   refreshAggregates,
   upsertPackage,
   upsertVersion,
@@ -38,7 +38,7 @@ export function latestOf(versions: { version: string; createdAt: Date }[]): stri
 }
 
 async function refresh(tx: Executor, packageId: string) {
-  await refreshAggregates(tx, packageId, latestOf(await listVersions(tx, packageId)));
+  await refreshAggregates(tx, packageId, latestOf(await listVersionNames(tx, packageId)));
 }
 
 /**
