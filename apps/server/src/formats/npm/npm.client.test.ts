@@ -372,7 +372,7 @@ describe('npm client acceptance (issue 6)', () => {
     expect(JSON.parse(found.stdout).map((o: { name: string }) => o.name)).toContain('acme-tool');
   }, 60_000);
 
-  it('npm login (legacy): name and password at the prompts, npm saves the token and whoami answers', async () => {
+  it('npm login (legacy): name and password at the prompts, npm saves the token and whoami answers; npm logout revokes it', async () => {
     const config = path.join(work, 'npmrc-legacy');
     await writeFile(config, '');
     const child = spawn(
@@ -418,6 +418,11 @@ describe('npm client acceptance (issue 6)', () => {
     expect(await exited, out).toBe(0);
     expect(await readFile(config, 'utf8')).toMatch(/:_authToken=/);
     expect((await ok(['whoami'], { config })).stdout.trim()).toBe('admin');
+    // npm logout revokes the token on the server too
+    const token = /:_authToken=(\S+)/.exec(await readFile(config, 'utf8'))![1]!;
+    await ok(['logout'], { config });
+    const revoked = await fetch(`${registry}-/whoami`, { headers: { authorization: `Bearer ${token}` } });
+    expect(revoked.status).toBe(401);
   }, 60_000);
 
   it('npm login (web): the user confirms in the console, npm saves the token and whoami answers', async () => {

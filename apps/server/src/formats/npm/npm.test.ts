@@ -423,6 +423,25 @@ describe('npm registry (API)', () => {
     });
     expect(me.json()).toEqual({ username: 'admin' });
 
+    // npm logout: only the token the request is signed in with; then it no longer works
+    const other = await t.app.inject({
+      method: 'DELETE',
+      url: '/repository/npm/-/user/token/someone-elses',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(other.statusCode).toBe(404);
+    const out = await t.app.inject({
+      method: 'DELETE',
+      url: `/repository/npm/-/user/token/${encodeURIComponent(token)}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(out.statusCode, out.body).toBe(200);
+    const after = await t.app.inject({
+      url: '/repository/npm/-/whoami',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(after.statusCode).toBe(401);
+
     const bad = await t.app.inject({
       method: 'PUT',
       url: '/repository/npm/-/user/org.couchdb.user:admin',

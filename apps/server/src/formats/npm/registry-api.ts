@@ -60,6 +60,26 @@ async function webLoginDone(request: FormatRequest, reply: FastifyReply, ctx: Fo
   return json(reply, 200, { token: answer.access_token, username: answer.username });
 }
 
+/**
+ * `npm logout`: `DELETE /-/user/token/{token}`, sent with that same token. Only the token the request
+ * authenticates with can be revoked this way (others are revoked in the console).
+ */
+async function revokeOwnToken(
+  request: FormatRequest,
+  reply: FastifyReply,
+  ctx: FormatContext,
+  token: string,
+) {
+  const used = /^Bearer\s+(\S+)\s*$/i.exec(String(request.headers.authorization ?? ''))?.[1];
+  if (!ctx.principal) throw new NpmError(401, 'You are not signed in');
+  if (used !== token || !ctx.revokeCallerToken || !(await ctx.revokeCallerToken()))
+    throw new NpmError(
+      404,
+      'Token not found: only the token this request is signed in with can be revoked here',
+    );
+  return json(reply, 200, { ok: true });
+}
+
 /** Package names stored in a local repository (`.npm/{name}` and `.npm/@scope/{name}`), at most `max`. */
 async function localNames(ctx: FormatContext, max: number): Promise<string[]> {
   const names: string[] = [];
@@ -258,6 +278,9 @@ export async function registryApi(
   const user = /^user\/org\.couchdb\.user:([^/]+)$/.exec(rest);
   if (user && method === 'PUT') return legacyLogin(request, reply, ctx, decodeURIComponent(user[1]!));
   if (rest === 'v1/login' && method === 'POST') return webLogin(request, reply, ctx);
+  const logout = /^user\/token\/(.+)$/.exec(rest);
+  if (logout && method === 'DELETE')
+    return revokeOwnToken(request, reply, ctx, decodeURIComponent(logout[1]!));
   if (rest === 'v1/done' && method === 'GET') return webLoginDone(request, reply, ctx);
   if (rest === 'whoami' && method === 'GET') {
     if (!ctx.principal) throw new NpmError(401, 'You are not signed in');

@@ -183,6 +183,8 @@ export interface FormatContext {
   send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply>;
   /** A client's own login protocol (`npm login`): the user when name and password are right (throttled, audited). */
   login(name: string, password: string): Promise<FormatPrincipal | null>;
+  /** Revokes the access token the caller authenticated with (`npm logout`); false when the caller used none. */
+  revokeCallerToken?(): Promise<boolean>;
   /** A new revocable access token for `principal` (default: the caller), e.g. the answer to `npm login`. */
   issueToken(opts: {
     description: string;

@@ -268,6 +268,16 @@ export function createFormatContext(
       const found = await ctx.credentials.login(request, name, password, repo.packageType);
       return found && formatPrincipal(found);
     },
+    async revokeCallerToken() {
+      if (!principal?.tokenId) return false;
+      // Through the REST API, so the owner check, cache clearing and audit are the core's own.
+      const res = await app.inject({
+        method: 'DELETE',
+        url: `/api/security/tokens/${encodeURIComponent(principal.tokenId)}`,
+        headers: { authorization: String(request.headers.authorization ?? '') },
+      });
+      return res.statusCode === 204;
+    },
     async issueToken(opts) {
       const owner = opts.principal ? principals.get(opts.principal) : principal;
       if (!owner) throw new UnauthorizedError();
