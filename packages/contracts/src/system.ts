@@ -244,3 +244,25 @@ export const nodesSchema = z.object({ nodes: z.array(nodeSchema) });
 export const onboardingSchema = z.object({ completed: z.boolean(), completedAt: z.string().nullable() });
 export type Onboarding = z.infer<typeof onboardingSchema>;
 export const onboardingUpdateSchema = z.strictObject({ completed: z.boolean() });
+
+/**
+ * `system/loginConfig`: sign-in routing the console's route guard reads on the login page (spec 000
+ * §3 login state `samlLogoutUrl`, auto-redirect state `isAutoRedirectLogin`; §4 route guard).
+ */
+export const loginConfigSchema = z.object({
+  /** the single sign-on provider's sign-in address */
+  ssoLoginUrl: z.string().nullable(),
+  /** send visitors of the login page straight to `ssoLoginUrl` (only when it is set) */
+  autoRedirectLogin: z.boolean(),
+  /** where a SAML user goes after signing out, so the provider ends its session too */
+  samlLogoutUrl: z.string().nullable(),
+});
+export type LoginConfig = z.infer<typeof loginConfigSchema>;
+
+const loginUrl = z.url({ protocol: /^https?$/ }).max(2000);
+export const loginConfigUpdateSchema = z.strictObject({
+  ssoLoginUrl: loginUrl.nullable().optional(),
+  autoRedirectLogin: z.boolean().optional(),
+  samlLogoutUrl: loginUrl.nullable().optional(),
+});
+export type LoginConfigUpdate = z.infer<typeof loginConfigUpdateSchema>;

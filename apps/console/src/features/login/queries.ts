@@ -210,17 +210,10 @@ export function useCancelCliSessionMutation() {
   });
 }
 
-/**
- * `GET system/loginConfig` (the system module): where single sign-on starts, whether the login page sends
- * visitors there straight away (spec 000 §3 auto-redirect state), and the SAML logout URL (§3 login state
- * samlLogoutUrl). Mirrors the server's schema (apps/server/src/modules/system/login-config.service.ts).
- */
-export const loginConfigSchema = z.object({
-  ssoLoginUrl: z.string().nullable(),
-  autoRedirectLogin: z.boolean(),
-  samlLogoutUrl: z.string().nullable(),
-});
-export type LoginConfig = z.infer<typeof loginConfigSchema>;
+import { type LoginConfig, loginConfigSchema } from '@granary/contracts';
+
+export { type LoginConfig, loginConfigSchema };
+
 export const loginConfigKey = ['system', 'login-config'] as const;
 
 export const loginConfigQueryOptions = () =>

@@ -11,6 +11,8 @@ import {
   LOGO_MAX_BYTES,
   LOGO_URL,
   licenseDetailsSchema,
+  loginConfigSchema,
+  loginConfigUpdateSchema,
   MICROSERVICES,
   microserviceEnabledSchema,
   microservicesSchema,
@@ -25,7 +27,6 @@ import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { UnauthorizedError } from '../../platform/http/errors.ts';
 import type { SystemServices } from './index.ts';
-import { loginConfigSchema, loginConfigUpdateSchema } from './login-config.service.ts';
 import { readVersion } from './version.ts';
 
 const V1 = '/ui/api/v1';
