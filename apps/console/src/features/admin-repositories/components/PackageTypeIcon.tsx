@@ -1,10 +1,22 @@
-import { AppstoreOutlined, CodeSandboxOutlined, FileOutlined } from '@ant-design/icons';
+import {
+  AppstoreOutlined,
+  BuildOutlined,
+  DockerOutlined,
+  FileOutlined,
+  JavaOutlined,
+  JavaScriptOutlined,
+  PythonOutlined,
+} from '@ant-design/icons';
 import type { ReactNode } from 'react';
 
 /** The console's images for the formats' icon names; an unknown one gets a neutral box. */
 const ICONS: Record<string, ReactNode> = {
   generic: <FileOutlined />,
-  docker: <CodeSandboxOutlined />,
+  docker: <DockerOutlined />,
+  npm: <JavaScriptOutlined />,
+  pypi: <PythonOutlined />,
+  maven: <JavaOutlined />,
+  gradle: <BuildOutlined />,
 };
 
 export function PackageTypeIcon({ icon, size = 28 }: { icon: string; size?: number }) {
