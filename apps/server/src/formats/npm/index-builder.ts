@@ -60,13 +60,44 @@ export function highest(versions: string[]): string | undefined {
   return (releases.length ? releases : valid).sort(semver.compare).at(-1) ?? versions.at(-1);
 }
 
-/** Built packuments, reused while their stored state is unchanged (checked by fingerprint on every read). */
-const built = new Map<string, Packument>();
-const MAX_BUILT = 2000;
+/** A least-recently-used cache bounded by entries and by (estimated) bytes: public packuments can be many MB. */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private bytes = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e.value;
+  }
+  set(key: string, value: V, bytes: number): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.bytes -= old.bytes;
+      this.entries.delete(key);
+    }
+    if (bytes > this.maxBytes / 4) return;
+    this.entries.set(key, { value, bytes });
+    this.bytes += bytes;
+    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
+      const [oldest, e] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      this.bytes -= e.bytes;
+    }
+  }
+}
 
-function remember(key: string, p: Packument): Packument {
-  if (built.size >= MAX_BUILT) built.delete(built.keys().next().value!);
-  built.set(key, p);
+const MAX_BUILT = 2000;
+/** Built packuments, reused while their stored state is unchanged (checked by fingerprint on every read). */
+const built = new BoundedCache<Packument>(MAX_BUILT, 128 * 1024 * 1024);
+
+function remember(key: string, p: Packument, bytes: number): Packument {
+  built.set(key, p, bytes);
   return p;
 }
 
@@ -171,18 +202,23 @@ async function buildLocal(ctx: FormatContext, name: string, key: string): Promis
   const stamps = [...records.map((r) => r.publishedAt), ...events.map((e) => e.at)].sort();
   const latest = records.find((r) => r.manifest.version === distTags.latest);
   const withReadme = latest?.readme ? latest : records.find((r) => r.readme);
-  return remember(key, {
-    name,
-    description: typeof latest?.manifest.description === 'string' ? latest.manifest.description : undefined,
-    'dist-tags': distTags,
-    versions,
-    time: { created: stamps[0]!, modified: stamps.at(-1)!, ...time },
-    readme: withReadme?.readme,
-    readmeFilename: withReadme?.readmeFilename,
-    maintainers: [...maintainers].map((m) => ({ name: m })),
-    fingerprint,
-    local: true,
-  });
+  const bytes = files.reduce((n, f) => n + f.size, 0) * 2;
+  return remember(
+    key,
+    {
+      name,
+      description: typeof latest?.manifest.description === 'string' ? latest.manifest.description : undefined,
+      'dist-tags': distTags,
+      versions,
+      time: { created: stamps[0]!, modified: stamps.at(-1)!, ...time },
+      readme: withReadme?.readme,
+      readmeFilename: withReadme?.readmeFilename,
+      maintainers: [...maintainers].map((m) => ({ name: m })),
+      fingerprint,
+      local: true,
+    },
+    bytes,
+  );
 }
 
 /** `https://registry.npmjs.org/pkg/-/pkg-1.0.0.tgz` → `pkg/-/pkg-1.0.0.tgz` (this repository's path). */
@@ -214,18 +250,22 @@ export async function remotePackument(ctx: FormatContext, name: string): Promise
   for (const [t, v] of Object.entries((doc['dist-tags'] ?? {}) as Record<string, unknown>))
     if (typeof v === 'string' && versions[v]) distTags[t] = v;
   if (!distTags.latest && Object.keys(versions).length) distTags.latest = highest(Object.keys(versions))!;
-  return remember(key, {
-    name,
-    description: typeof doc.description === 'string' ? doc.description : undefined,
-    'dist-tags': distTags,
-    versions,
-    time: (doc.time && typeof doc.time === 'object' ? doc.time : {}) as Record<string, string>,
-    readme: typeof doc.readme === 'string' ? doc.readme : undefined,
-    readmeFilename: typeof doc.readmeFilename === 'string' ? doc.readmeFilename : undefined,
-    maintainers: Array.isArray(doc.maintainers) ? (doc.maintainers as { name: string }[]) : undefined,
-    fingerprint: file.sha256,
-    local: false,
-  });
+  return remember(
+    key,
+    {
+      name,
+      description: typeof doc.description === 'string' ? doc.description : undefined,
+      'dist-tags': distTags,
+      versions,
+      time: (doc.time && typeof doc.time === 'object' ? doc.time : {}) as Record<string, string>,
+      readme: typeof doc.readme === 'string' ? doc.readme : undefined,
+      readmeFilename: typeof doc.readmeFilename === 'string' ? doc.readmeFilename : undefined,
+      maintainers: Array.isArray(doc.maintainers) ? (doc.maintainers as { name: string }[]) : undefined,
+      fingerprint: file.sha256,
+      local: false,
+    },
+    file.size * 2,
+  );
 }
 
 /** The packument of a name in any repository: local, remote, or a virtual repository's merge. */
@@ -346,8 +386,7 @@ export function renderPackument(p: Packument, repositoryUrl: string, abbreviated
   });
 }
 
-const rendered = new Map<string, { body: string; etag: string }>();
-const MAX_RENDERED = 2000;
+const rendered = new BoundedCache<{ body: string; etag: string }>(2000, 128 * 1024 * 1024);
 
 /** Rendered packuments, kept per repository URL and shape while the packument is unchanged. */
 export function renderCached(
@@ -360,7 +399,6 @@ export function renderCached(
   const hit = rendered.get(key);
   if (hit?.etag === etag) return hit;
   const entry = { body: renderPackument(p, repositoryUrl, abbreviated), etag };
-  if (rendered.size >= MAX_RENDERED) rendered.delete(rendered.keys().next().value!);
-  rendered.set(key, entry);
+  rendered.set(key, entry, entry.body.length * 2);
   return entry;
 }
