@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 const MAIN = path.resolve(import.meta.dirname, '../main.ts');
@@ -67,4 +69,59 @@ export async function waitForPing(port: number, proc: ServerProcess, timeoutMs =
     await new Promise((r) => setTimeout(r, 150));
   }
   throw new Error(`server did not answer ping in ${timeoutMs} ms: ${proc.out()}`);
+}
+
+/** A real server process for client suites: its URLs, the admin's Basic credentials, and cleanup. */
+export interface TestServer {
+  proc: ServerProcess;
+  port: number;
+  home: string;
+  /** `127.0.0.1:{port}` */
+  host: string;
+  /** `http://127.0.0.1:{port}` */
+  url: string;
+  /** `Basic …` of the admin */
+  auth: string;
+  /** `PUT /api/repositories/{key}` as the admin; throws unless it was created. */
+  createRepository(key: string, body: Record<string, unknown>): Promise<void>;
+  /** SIGTERM, wait for the exit, remove the home folder. */
+  stop(): Promise<void>;
+}
+
+/** Starts `main.ts` on a free loopback port with its own temp home and the given admin password. */
+export async function startTestServer(
+  adminPassword: string,
+  env: Record<string, string> = {},
+  // The machine is shared: a first start (embedded database creation) can take long under load.
+  timeoutMs = 240_000,
+): Promise<TestServer> {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'granary-client-'));
+  const port = await freePort();
+  const proc = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: adminPassword, ...env });
+  await waitForPing(port, proc, timeoutMs);
+  const url = `http://127.0.0.1:${port}`;
+  const auth = `Basic ${Buffer.from(`admin:${adminPassword}`).toString('base64')}`;
+  return {
+    proc,
+    port,
+    home,
+    host: `127.0.0.1:${port}`,
+    url,
+    auth,
+    async createRepository(key, body) {
+      const res = await fetch(`${url}/api/repositories/${key}`, {
+        method: 'PUT',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`creating ${key}: ${res.status} ${await res.text()}`);
+    },
+    async stop() {
+      if (proc.child.exitCode === null) {
+        proc.child.kill('SIGTERM');
+        await proc.exited;
+      }
+      await rm(home, { recursive: true, force: true });
+    },
+  };
 }

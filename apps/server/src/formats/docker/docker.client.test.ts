@@ -4,12 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  type ServerProcess,
-  startServerProcess,
-  waitForPing,
-} from '../../testing/server-process.ts';
+import { startTestServer, type TestServer } from '../../testing/server-process.ts';
 import { digestOf, writeOciLayout } from './oci-testing.ts';
 
 const run = promisify(execFile);
@@ -30,45 +25,12 @@ async function refused(promise: Promise<unknown>): Promise<string> {
   throw new Error('expected the command to fail');
 }
 
-interface Running {
-  proc: ServerProcess;
-  port: number;
-  home: string;
-  host: string;
-  auth: string;
-}
+type Running = TestServer;
 
-async function start(password: string, env: Record<string, string> = {}): Promise<Running> {
-  const home = await mkdtemp(path.join(os.tmpdir(), 'granary-oci-client-'));
-  const port = await freePort();
-  const proc = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: password, ...env });
-  await waitForPing(port, proc);
-  return {
-    proc,
-    port,
-    home,
-    host: `127.0.0.1:${port}`,
-    auth: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`,
-  };
-}
-
-async function stop(server: Running | undefined) {
-  if (!server) return;
-  if (server.proc.child.exitCode === null) {
-    server.proc.child.kill('SIGTERM');
-    await server.proc.exited;
-  }
-  await rm(server.home, { recursive: true, force: true });
-}
-
-async function createRepo(server: Running, key: string, body: object) {
-  const res = await fetch(`http://${server.host}/api/repositories/${key}`, {
-    method: 'PUT',
-    headers: { authorization: server.auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ packageType: 'docker', ...body }),
-  });
-  expect(res.status, await res.text()).toBe(201);
-}
+const start = (password: string, env: Record<string, string> = {}) => startTestServer(password, env);
+const stop = (server: Running | undefined) => server?.stop();
+const createRepo = (server: Running, key: string, body: object) =>
+  server.createRepository(key, { packageType: 'docker', ...body });
 
 describe('skopeo against Granary (issue 7 acceptance, real processes on loopback)', () => {
   let main: Running;

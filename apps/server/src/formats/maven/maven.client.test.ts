@@ -5,12 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  type ServerProcess,
-  startServerProcess,
-  waitForPing,
-} from '../../testing/server-process.ts';
+import { startTestServer, type TestServer } from '../../testing/server-process.ts';
 import { parseMetadata } from './index-builder.ts';
 
 const run = promisify(execFile);
@@ -27,44 +22,12 @@ const PLUGINS = {
 };
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
 
-interface Running {
-  proc: ServerProcess;
-  home: string;
-  url: string;
-  auth: string;
-}
+type Running = TestServer;
 
-async function start(password: string, env: Record<string, string> = {}): Promise<Running> {
-  const home = await mkdtemp(path.join(os.tmpdir(), 'granary-maven-client-'));
-  const port = await freePort();
-  const proc = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: password, ...env });
-  // The machine is shared: a first start (embedded database creation) can take long under load.
-  await waitForPing(port, proc, 240_000);
-  return {
-    proc,
-    home,
-    url: `http://127.0.0.1:${port}`,
-    auth: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`,
-  };
-}
-
-async function stop(server: Running | undefined) {
-  if (!server) return;
-  if (server.proc.child.exitCode === null) {
-    server.proc.child.kill('SIGTERM');
-    await server.proc.exited;
-  }
-  await rm(server.home, { recursive: true, force: true });
-}
-
-async function createRepo(server: Running, key: string, body: object) {
-  const res = await fetch(`${server.url}/api/repositories/${key}`, {
-    method: 'PUT',
-    headers: { authorization: server.auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ packageType: 'maven', ...body }),
-  });
-  expect(res.status, await res.text()).toBe(201);
-}
+const start = (password: string, env: Record<string, string> = {}) => startTestServer(password, env);
+const stop = (server: Running | undefined) => server?.stop();
+const createRepo = (server: Running, key: string, body: object) =>
+  server.createRepository(key, { packageType: 'maven', ...body });
 
 const pluginsXml = Object.entries(PLUGINS)
   .map(
