@@ -439,11 +439,11 @@ export class PackageReader {
         keys = await queryRows<{ l: string; n: string; t: string; s?: string | number | Date }>(
           this.db,
           sql`select lower(p.name) collate "C" as l, p.name collate "C" as n, p.package_type collate "C" as t,
-                ${sortAgg.expr} as s
+                (${sortAgg.expr})::text as s
               from ${packages} p where ${whereSql}
               group by 1, 2, 3
               ${having ? sql`having ${having}` : sql``}
-              order by 4 ${d}, 1 ${d}, 2 ${d}, 3 ${d}
+              order by ${sortAgg.expr} ${d}, 1 ${d}, 2 ${d}, 3 ${d}
               limit ${want}`,
         );
         exhausted = keys.length < want;
@@ -452,6 +452,7 @@ export class PackageReader {
       const built = await this.buildPackages(principal, pkgRows, byId, !!f.ignorePreRelease);
       for (const row of keys) {
         const node = built.get(`${row.t}\u0000${row.n}`);
+        // the sort value as the database wrote it (microseconds kept), cast back in the next query
         const s = row.s instanceof Date ? row.s.toISOString() : row.s;
         const key = {
           ...(sortAgg ? { s: s === undefined ? undefined : String(s) } : {}),

@@ -591,18 +591,26 @@ describe(`packages index and queries (${testEngine})`, () => {
   });
 
   it('sort_by created, modified, downloads and versionsCount page with cursors without repeats', async () => {
-    for (const sortBy of ['created', 'modified', 'downloads', 'versionsCount']) {
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      for (let i = 0; i < 20; i++) {
-        const page: Page<Pkg> = await list({ a: ['npm'], s: sortBy, st: 'desc', l: 3, c: cursor });
-        seen.push(...names(page));
-        if (!page.pageInfo.hasNextPage) break;
-        cursor = page.pageInfo.endCursor;
+    // sort values that differ below the millisecond still page exactly
+    await t.app.granary.database.db.execute(
+      sql`update packages set created_at = '2022-01-01T00:00:00.000100Z' where name in ('lodash', 'lodash-es')`,
+    );
+    await t.app.granary.database.db.execute(
+      sql`update packages set created_at = '2022-01-01T00:00:00.000200Z' where name = 'only-pre'`,
+    );
+    for (const sortBy of ['created', 'modified', 'downloads', 'versionsCount'])
+      for (const direction of ['asc', 'desc']) {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        for (let i = 0; i < 30; i++) {
+          const page: Page<Pkg> = await list({ a: ['npm'], s: sortBy, st: direction, l: 1, c: cursor });
+          seen.push(...names(page));
+          if (!page.pageInfo.hasNextPage) break;
+          cursor = page.pageInfo.endCursor;
+        }
+        expect(new Set(seen).size, `${sortBy} ${direction}`).toBe(seen.length);
+        expect(seen.length, `${sortBy} ${direction}`).toBe(names(await list({ a: ['npm'] })).length);
       }
-      expect(new Set(seen).size, sortBy).toBe(seen.length);
-      expect(seen.length, sortBy).toBe(names(await list({ a: ['npm'] })).length);
-    }
     const byVersions = names(await list({ a: ['npm'], s: 'versionsCount', st: 'desc', l: 1 }));
     expect(byVersions).toEqual(['lodash']);
   });
