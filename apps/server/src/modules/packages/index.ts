@@ -48,7 +48,7 @@ export async function registerPackages(
     resolvers: packagesResolvers(reader) as never,
     routes: false,
     graphiql: false,
-    jit: 0,
+    jit: 1, // compiled (graphql-jit) from the second run of a query text
     queryDepth: 8,
   });
   await app.register(packagesRoutes(app.repositories));
