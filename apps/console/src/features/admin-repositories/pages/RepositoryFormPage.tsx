@@ -22,9 +22,9 @@ import {
   Typography,
 } from 'antd';
 import { Link, Navigate, useNavigate, useParams, useSearchParams } from 'react-router';
+import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
-import { PackageTypeIcon } from '../components/PackageTypeIcon.tsx';
 import { RepositoriesAdminPage } from '../components/RepositoriesAdminPage.tsx';
 import {
   packageTypesQueryOptions,

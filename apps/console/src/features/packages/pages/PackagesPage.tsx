@@ -1,20 +1,36 @@
-import { AppstoreOutlined } from '@ant-design/icons';
-import { Result, Typography, theme } from 'antd';
-import { Link } from 'react-router';
+import { Breadcrumb } from 'antd';
+import { Link, useParams } from 'react-router';
+import { PackageDetails } from '../components/PackageDetails.tsx';
+import { PackageList } from '../components/PackageList.tsx';
+import { VersionDetails } from '../components/VersionDetails.tsx';
+import { packagePath } from '../packageRules.ts';
+import '../packages.css';
 
-/** spec 000 §2 /packages: package browsing is a later screen; until then the page says so and points to the tree. */
+/**
+ * spec 001 §2 /packages/:packageId?/:versionId? (breadcrumb Packages): three levels, the list, a package and a
+ * version. Everything it loads is in the query cache under 'packages', which logout clears.
+ */
 export function PackagesPage() {
-  const { token } = theme.useToken();
+  const { packageId, versionId } = useParams();
+  const name = packageId?.replace(/^[^:]+:\/\//, '');
+  const crumbs = [
+    { key: 'packages', title: packageId ? <Link to="/packages">Packages</Link> : 'Packages' },
+    ...(packageId
+      ? [{ key: 'package', title: versionId ? <Link to={packagePath(packageId)}>{name}</Link> : name }]
+      : []),
+    ...(versionId ? [{ key: 'version', title: versionId }] : []),
+  ];
   return (
-    <Result
-      icon={<AppstoreOutlined aria-hidden style={{ color: token.colorPrimary }} />}
-      title={<h1 className="result-heading">Packages</h1>}
-      subTitle={
-        <Typography.Paragraph>
-          Browsing by package is not available yet. Meanwhile, browse what is stored in the{' '}
-          <Link to="/repos/tree/General">artifact tree</Link>.
-        </Typography.Paragraph>
-      }
-    />
+    <div className="packages-page">
+      <Breadcrumb items={crumbs} />
+      {!packageId && <h1 className="packages-title">Packages</h1>}
+      {packageId && versionId ? (
+        <VersionDetails packageId={packageId} versionId={versionId} />
+      ) : packageId ? (
+        <PackageDetails packageId={packageId} />
+      ) : (
+        <PackageList />
+      )}
+    </div>
   );
 }

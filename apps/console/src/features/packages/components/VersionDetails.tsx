@@ -1,0 +1,157 @@
+import { useQuery } from '@tanstack/react-query';
+import { Descriptions, Empty, Result, Space, Spin, Table, Tabs, Tag } from 'antd';
+import { Link } from 'react-router';
+import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
+import { formatBytes, formatDate, openingTab, PACKAGE_MESSAGES, packagePath } from '../packageRules.ts';
+import { dependenciesQueryOptions, propertiesQueryOptions, versionQueryOptions } from '../queries.ts';
+import { CopyableCommand } from './CopyableCommand.tsx';
+import { Readme } from './Readme.tsx';
+import { ScanState } from './ScanState.tsx';
+
+function Properties({ repoKey, path }: { repoKey: string; path: string }) {
+  const props = useQuery(propertiesQueryOptions(repoKey, path));
+  return (
+    <Table
+      rowKey="name"
+      size="small"
+      loading={props.isPending}
+      pagination={false}
+      dataSource={props.data ?? []}
+      locale={{ emptyText: <Empty description="No properties" /> }}
+      columns={[
+        { title: 'Property', dataIndex: 'name', key: 'name' },
+        { title: 'Values', key: 'values', render: (_, p) => p.values.join(', ') },
+      ]}
+    />
+  );
+}
+
+function Dependencies({ repoKey, path }: { repoKey: string; path: string }) {
+  const deps = useQuery(dependenciesQueryOptions(repoKey, path));
+  return (
+    <Table
+      rowKey={(d) => `${d.scope ?? ''}:${d.name}`}
+      size="small"
+      loading={deps.isPending}
+      pagination={false}
+      dataSource={deps.data ?? []}
+      locale={{ emptyText: <Empty description="No dependencies" /> }}
+      columns={[
+        { title: 'Name', dataIndex: 'name', key: 'name' },
+        { title: 'Range', key: 'range', render: (_, d) => d.range ?? '' },
+        { title: 'Scope', key: 'scope', render: (_, d) => d.scope ?? '' },
+      ]}
+    />
+  );
+}
+
+const treePath = (repoKey: string, path: string) =>
+  `/repos/tree/General/${encodeURIComponent(repoKey)}/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+/** spec 001 §2 version details: readme or properties first (the lead file rule), files, dependencies, install. */
+export function VersionDetails({ packageId, versionId }: { packageId: string; versionId: string }) {
+  const version = useQuery(versionQueryOptions(packageId, versionId));
+  if (version.isPending) return <Spin />;
+  if (!version.data) return <Result status="info" title={PACKAGE_MESSAGES.notYetAvailable} />;
+  const v = version.data;
+  const lead = v.repos[0];
+  const packageName = packageId.replace(/^[^:]+:\/\//, '');
+  const packageType = packageId.split('://')[0] ?? '';
+  const files = v.files ?? [];
+
+  return (
+    <>
+      <Space align="center" size={12}>
+        <PackageTypeIcon icon={packageType} size={32} />
+        <h1 className="packages-title">
+          {packageName} <span className="packages-version">{v.name}</span>
+        </h1>
+      </Space>
+      {v.description && <p>{v.description}</p>}
+      <Descriptions size="small" bordered column={{ xs: 1, md: 2, xl: 3 }}>
+        <Descriptions.Item label="Package">
+          <Link to={packagePath(packageId)}>{packageName}</Link>
+        </Descriptions.Item>
+        <Descriptions.Item label="Size">{formatBytes(v.size)}</Descriptions.Item>
+        <Descriptions.Item label="Downloads">{v.stats.downloadCount}</Descriptions.Item>
+        <Descriptions.Item label="Licences">{v.licenses.join(', ') || '—'}</Descriptions.Item>
+        <Descriptions.Item label="Created">{formatDate(v.created)}</Descriptions.Item>
+        <Descriptions.Item label="Security">
+          <ScanState vulnerabilities={v.vulnerabilities} />
+        </Descriptions.Item>
+        <Descriptions.Item label="Repositories" span={3}>
+          {v.repos.map((r) => (
+            <Tag key={r.name}>
+              <Link to={treePath(r.name, r.leadFilePath)}>
+                {r.name}/{r.leadFilePath}
+              </Link>
+            </Tag>
+          ))}
+        </Descriptions.Item>
+      </Descriptions>
+      {v.installCommand && <CopyableCommand command={v.installCommand} />}
+      {lead && (
+        <Tabs
+          key={`${packageId}@${v.name}`}
+          defaultActiveKey={openingTab(lead.leadFilePath)}
+          items={[
+            {
+              key: 'readme',
+              label: 'Readme',
+              children: <Readme repoKey={lead.name} path={lead.leadFilePath} />,
+            },
+            {
+              key: 'properties',
+              label: 'Properties',
+              children: <Properties repoKey={lead.name} path={lead.leadFilePath} />,
+            },
+            {
+              key: 'files',
+              label: `Files (${files.length})`,
+              children: (
+                <Table
+                  rowKey="name"
+                  size="small"
+                  pagination={false}
+                  dataSource={files}
+                  columns={[
+                    {
+                      title: 'Name',
+                      key: 'name',
+                      render: (_, f) => (
+                        <>
+                          {f.name} {f.lead && <Tag color="green">lead</Tag>}
+                        </>
+                      ),
+                    },
+                    { title: 'Size', key: 'size', align: 'right', render: (_, f) => formatBytes(f.size) },
+                    {
+                      title: 'Checksums',
+                      key: 'checksums',
+                      render: (_, f) => (
+                        <dl className="packages-checksum">
+                          <dt>SHA-256</dt>
+                          <dd>{f.sha256}</dd>
+                          <dt>SHA-1</dt>
+                          <dd>{f.sha1}</dd>
+                          <dt>MD5</dt>
+                          <dd>{f.md5}</dd>
+                        </dl>
+                      ),
+                    },
+                    { title: 'Type', key: 'mime', render: (_, f) => f.mimeType ?? '' },
+                  ]}
+                />
+              ),
+            },
+            {
+              key: 'dependencies',
+              label: 'Dependencies',
+              children: <Dependencies repoKey={lead.name} path={lead.leadFilePath} />,
+            },
+          ]}
+        />
+      )}
+    </>
+  );
+}
