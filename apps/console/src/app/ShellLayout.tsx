@@ -1,18 +1,8 @@
-import { DownOutlined, QuestionCircleOutlined, SearchOutlined, UserOutlined } from '@ant-design/icons';
-import {
-  Badge,
-  Button,
-  Dropdown,
-  Input,
-  type InputRef,
-  Layout,
-  Menu,
-  type MenuProps,
-  Modal,
-  Select,
-} from 'antd';
+import { DownOutlined, QuestionCircleOutlined, UserOutlined } from '@ant-design/icons';
+import { Badge, Button, Dropdown, type InputRef, Layout, Menu, type MenuProps, Modal, Select } from 'antd';
 import { type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
+import { ToolbarSearch } from '../features/search/components/ToolbarSearch.tsx';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
 import {
@@ -125,13 +115,7 @@ export function ShellLayout() {
         </Link>
         <ProjectSelector />
         <div className="shell-search">
-          <Input
-            ref={search}
-            aria-label="Search"
-            placeholder="Search packages (press / to focus)"
-            prefix={<SearchOutlined aria-hidden />}
-            allowClear
-          />
+          <ToolbarSearch inputRef={search} />
         </div>
         <div className="shell-header-actions">
           <Dropdown trigger={['click']} placement="bottomRight" menu={{ items: helpItems }}>

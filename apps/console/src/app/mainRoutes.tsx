@@ -10,6 +10,7 @@ import { profileRoutes } from '../features/profile/routes.tsx';
 import { projectSettingsRoutes } from '../features/project-settings/routes.tsx';
 import { releaseBundlesRoutes } from '../features/release-bundles/routes.tsx';
 import { repositoriesRoutes } from '../features/repositories/routes.tsx';
+import { searchRoutes } from '../features/search/routes.tsx';
 import { lazyPage } from '../shared/components/microfrontend.ts';
 import { RouteErrorBoundary } from '../shared/components/RouteErrorBoundary.tsx';
 import { PageLoading, RequireSignIn } from '../shared/session/RequireSignIn.tsx';
@@ -86,6 +87,7 @@ export const mainRoute: RouteObject = {
           children: [
             group('@granary/profile', profileRoutes),
             group('@granary/repositories', repositoriesRoutes),
+            group('@granary/search', searchRoutes),
             group('@granary/release-bundles', releaseBundlesRoutes),
             group('@granary/builds', buildsRoutes),
             group('@granary/project-settings', projectSettingsRoutes),
