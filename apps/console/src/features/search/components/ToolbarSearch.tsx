@@ -80,7 +80,7 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
       <Input
         ref={inputRef}
         aria-label="Search"
-        placeholder={`Search ${SEARCH_TYPE_LABELS[type].toLowerCase()} (press / to focus)`}
+        placeholder={`Search ${SEARCH_TYPE_LABELS[type].toLowerCase()}`}
         prefix={<SearchOutlined aria-hidden />}
         allowClear
         value={text}
