@@ -81,33 +81,47 @@ try {
   console.log(`  granary idle RSS      ${idleRss} MiB (goal for later: < 250 MiB)`);
   console.log(`  granary RSS after B0  ${loadedRss} MiB`);
 
-  // S3: one 1 MiB artifact, GET with 10 connections, Granary beside nginx serving the same bytes.
+  // S3 (1 MiB) and S4 (50 MiB): one artifact, GET with 10 connections, Granary beside nginx serving the same bytes.
   const MiB = 1024 * 1024;
-  const file = randomBytes(MiB);
   const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
-  const put = await fetch(`${granary.url}/repository/generic-local/bench/1mib.bin`, {
-    method: 'PUT',
-    headers: { authorization: auth, 'content-type': 'application/octet-stream' },
-    body: file,
-  });
-  if (!put.ok) throw new Error(`deploy for S3 failed: ${put.status}`);
-  headers = { authorization: auth };
-  const s3g = stats(await measure(granary, '/repository/generic-local/bench/1mib.bin'));
-  headers = {};
   const mibs = (s: { median: number; min: number; max: number }) =>
     `${Math.round(s.median)} MiB/s (${Math.round(s.min)}–${Math.round(s.max)})`;
-  console.log(
-    `\nS3 1 MiB artifact GET, 10 connections, ${RUNS}×${SECONDS} s, ${TOOL}, worse of fresh and after ${IDLE_MS / 1000} s idle`,
-  );
-  console.log(`  granary    ${mibs(s3g)}  (must ≥ 1,150, goal ≥ 2,400 MiB/s)`);
-  const nginx = await startNginx({ '1mib.bin': file });
-  if (!nginx) {
-    console.log('  nginx      skipped: not installed (run bench/setup-nginx.sh as root to install it)');
-  } else {
+  const scenarios = [
+    { id: 'S3', name: '1mib.bin', size: MiB, target: 'must ≥ 1,150, goal ≥ 2,400 MiB/s', ratioGoal: 0.8 },
+    { id: 'S4', name: '50mib.bin', size: 50 * MiB, target: 'must ≥ 2,000 MiB/s', ratioGoal: 0.95 },
+  ];
+  const perMiB = (s: { median: number; min: number; max: number }, mib: number) => ({
+    median: s.median * mib,
+    min: s.min * mib,
+    max: s.max * mib,
+  });
+  for (const scenario of scenarios) {
+    const file = randomBytes(scenario.size);
+    const put = await fetch(`${granary.url}/repository/generic-local/bench/${scenario.name}`, {
+      method: 'PUT',
+      headers: { authorization: auth, 'content-type': 'application/octet-stream' },
+      body: file,
+    });
+    if (!put.ok) throw new Error(`deploy for ${scenario.id} failed: ${put.status}`);
+    headers = { authorization: auth };
+    const g = perMiB(
+      stats(await measure(granary, `/repository/generic-local/bench/${scenario.name}`)),
+      scenario.size / MiB,
+    );
+    headers = {};
+    console.log(
+      `\n${scenario.id} ${scenario.size / MiB} MiB artifact GET, 10 connections, ${RUNS}×${SECONDS} s, ${TOOL}, worse of fresh and after ${IDLE_MS / 1000} s idle`,
+    );
+    console.log(`  granary    ${mibs(g)}  (${scenario.target})`);
+    const nginx = await startNginx({ [scenario.name]: file });
+    if (!nginx) {
+      console.log('  nginx      skipped: not installed (run bench/setup-nginx.sh as root to install it)');
+      continue;
+    }
     try {
-      const s3n = stats(await measure(nginx, '/1mib.bin'));
-      console.log(`  nginx      ${mibs(s3n)}`);
-      console.log(`  ratio      ${(s3g.median / s3n.median).toFixed(2)}× nginx (goal ≥ 0.8)`);
+      const n = perMiB(stats(await measure(nginx, `/${scenario.name}`)), scenario.size / MiB);
+      console.log(`  nginx      ${mibs(n)}`);
+      console.log(`  ratio      ${(g.median / n.median).toFixed(2)}× nginx (goal ≥ ${scenario.ratioGoal})`);
     } finally {
       await nginx.stop();
     }
