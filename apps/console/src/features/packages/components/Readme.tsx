@@ -1,18 +1,28 @@
 import { useQuery } from '@tanstack/react-query';
 import { Empty, Spin } from 'antd';
+import Markdown from 'react-markdown';
 import { readmeQueryOptions } from '../queries.ts';
 
 /**
- * A version's readme. The console has no markdown library, so the text is shown preformatted: React escapes
- * it, so nothing in a readme (HTML, scripts, links) is ever interpreted — sanitised by construction.
+ * A version's readme, rendered from Markdown and sanitised: raw HTML in it is shown as text, never
+ * interpreted, and link targets other than http(s), mailto and relative ones are dropped
+ * (react-markdown's defaults), so a readme can never run script on the console's origin.
  */
 export function Readme({ repoKey, path }: { repoKey: string; path: string }) {
   const readme = useQuery(readmeQueryOptions(repoKey, path));
   if (readme.isPending) return <Spin />;
   if (!readme.data) return <Empty description="This version has no readme" />;
   return (
-    <pre className="packages-readme" data-testid="readme">
-      {readme.data}
-    </pre>
+    <div className="packages-readme" data-testid="readme">
+      <Markdown
+        components={{
+          a: ({ node: _node, ...props }) => (
+            <a {...props} target="_blank" rel="noopener noreferrer nofollow" />
+          ),
+        }}
+      >
+        {readme.data}
+      </Markdown>
+    </div>
   );
 }
