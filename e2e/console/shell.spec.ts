@@ -57,7 +57,7 @@ test.describe('console shell', () => {
     }
     await page.goto('/ui/packages');
     await expect(page).toHaveTitle('Packages - Granary');
-    await expect(page.getByText('Browsing by package is not available yet')).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Packages' })).toBeVisible();
     await page.keyboard.press('/');
     await expect(page.getByRole('textbox', { name: 'Search' })).toBeFocused();
     await page.getByRole('button', { name: 'Help' }).click();

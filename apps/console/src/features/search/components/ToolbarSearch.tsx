@@ -70,6 +70,7 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
       {types.length > 1 && (
         <Select
           aria-label="Search type"
+          className="toolbar-search-type"
           value={type}
           style={{ width: 130 }}
           popupMatchSelectWidth={false}
@@ -107,7 +108,11 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
           },
         }}
       >
-        <Button aria-label="Recent searches" icon={<HistoryOutlined aria-hidden />} />
+        <Button
+          className="toolbar-search-recent"
+          aria-label="Recent searches"
+          icon={<HistoryOutlined aria-hidden />}
+        />
       </Dropdown>
     </Space.Compact>
   );
