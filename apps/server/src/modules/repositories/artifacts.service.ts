@@ -73,6 +73,11 @@ export interface DeployInput {
   properties: Properties;
   /** Refuse (409) when a file is already stored at the path: published versions never change. */
   noOverwrite?: boolean;
+  /**
+   * An index document the server regenerates from stored files (maven-metadata.xml): the caller's
+   * write permission suffices to replace it, no delete permission (what it replaces is the server's).
+   */
+  regenerated?: boolean;
   /** Package metadata the caller already parsed; otherwise the repository's format extracts it. */
   metadata?: PackageMetadata | null;
 }
@@ -124,7 +129,7 @@ export async function deployArtifact(
       `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
       'ALREADY_EXISTS',
     );
-  if (existing) await authorize(ctx, principal, 'delete', repo, path.path);
+  if (existing && !input.regenerated) await authorize(ctx, principal, 'delete', repo, path.path);
   if (await folderExists(ctx.db, repo.id, path.path))
     throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
   for (let p = path.parent(); p && !p.isRoot; p = p.parent())

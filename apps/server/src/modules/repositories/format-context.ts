@@ -167,20 +167,16 @@ export function createFormatContext(
       return (await listArtifactsBelow(ctx.db, repo.id, parse(folder).path)).map((r) => toFormatFile(ctx, r));
     },
     async deploy(path, source, opts: DeployOptions = {}) {
-      // A regenerated index document is the server's: the caller's write permission is checked here,
-      // replacing the previous one needs no delete permission.
-      if (opts.regenerated) await self.authorize('write', path);
       const { artifact } = await deployArtifact(
         ctx,
-        opts.regenerated
-          ? { id: principal?.id ?? '', name: principal?.name ?? 'anonymous', admin: true }
-          : principal,
+        principal,
         parse(path),
         {
           expected: opts.expected ?? {},
           byChecksum: opts.byChecksum ?? false,
           properties: opts.properties ?? {},
           noOverwrite: opts.noOverwrite,
+          regenerated: opts.regenerated,
           metadata: opts.metadata,
         },
         Buffer.isBuffer(source) ? Readable.from([source]) : source,

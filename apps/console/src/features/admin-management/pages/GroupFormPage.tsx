@@ -2,9 +2,9 @@ import { type Group, userNameSchema } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Checkbox, Form, Input, Select, Space } from 'antd';
 import { useNavigate, useParams } from 'react-router';
+import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
-import { AdminPage, QueryState } from '../components/AdminPage.tsx';
 import { groupQueryOptions, usersQueryOptions, useSaveGroupMutation } from '../queries.ts';
 
 interface GroupForm {

@@ -11,8 +11,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Checkbox, Flex, Form, Input, Segmented, Select, Space, Tabs } from 'antd';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
 import { MANDATORY_MESSAGE } from '../../../shared/forms/rules.ts';
-import { AdminPage, QueryState } from '../components/AdminPage.tsx';
 import { PermissionMatrix } from '../components/PermissionMatrix.tsx';
 import {
   groupsQueryOptions,

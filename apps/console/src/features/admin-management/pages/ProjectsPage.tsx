@@ -8,9 +8,9 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Form, Input, Modal, Popconfirm, Table } from 'antd';
 import { useState } from 'react';
+import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
-import { AdminPage, QueryState } from '../components/AdminPage.tsx';
 import { projectsQueryOptions, useCreateProjectMutation, useDeleteProjectMutation } from '../queries.ts';
 
 interface ProjectForm {

@@ -3,9 +3,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Checkbox, Flex, Form, Input, Popconfirm, Select, Space, Tag } from 'antd';
 import { useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
+import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
-import { AdminPage, QueryState } from '../components/AdminPage.tsx';
 import {
   groupsQueryOptions,
   useDeleteUserMutation,

@@ -2,7 +2,7 @@ import { CloudServerOutlined, DatabaseOutlined, PartitionOutlined } from '@ant-d
 import { Card, Flex, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { RepositoriesAdminPage } from '../components/RepositoriesAdminPage.tsx';
+import { AdminPage } from '../../../shared/components/AdminPage.tsx';
 import './NewRepository.css';
 
 export const KINDS: {
@@ -34,7 +34,7 @@ export const KINDS: {
 /** spec 000 §2 admin.repositories.new: first choose the kind of repository. */
 export function NewRepositoryPage() {
   return (
-    <RepositoriesAdminPage title="New Repository" trail={[['Repositories', '/admin/repositories']]}>
+    <AdminPage title="New Repository" trail={[['Repositories', '/admin/repositories']]}>
       <Typography.Paragraph>Choose the kind of repository to create.</Typography.Paragraph>
       <Flex wrap gap="middle">
         {KINDS.map((k) => (
@@ -55,6 +55,6 @@ export function NewRepositoryPage() {
           </Link>
         ))}
       </Flex>
-    </RepositoriesAdminPage>
+    </AdminPage>
   );
 }

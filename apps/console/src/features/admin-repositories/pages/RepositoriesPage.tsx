@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Flex, Input, Popconfirm, Select, Skeleton, Table, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { RepositoriesAdminPage } from '../components/RepositoriesAdminPage.tsx';
+import { AdminPage } from '../../../shared/components/AdminPage.tsx';
 import { repositoryListQueryOptions, useDeleteRepositoryMutation } from '../queries.ts';
 
 const TYPES = [
@@ -41,7 +41,7 @@ export function RepositoriesPage() {
   }, [repositories.data, type, packageType, search]);
 
   return (
-    <RepositoriesAdminPage
+    <AdminPage
       title="Repositories"
       extra={
         <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate('/admin/repositories/new')}>
@@ -141,6 +141,6 @@ export function RepositoriesPage() {
           )}
         </Flex>
       </Card>
-    </RepositoriesAdminPage>
+    </AdminPage>
   );
 }

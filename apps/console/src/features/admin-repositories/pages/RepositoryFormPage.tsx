@@ -22,10 +22,10 @@ import {
   Typography,
 } from 'antd';
 import { Link, Navigate, useNavigate, useParams, useSearchParams } from 'react-router';
+import { AdminPage } from '../../../shared/components/AdminPage.tsx';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
-import { RepositoriesAdminPage } from '../components/RepositoriesAdminPage.tsx';
 import {
   packageTypesQueryOptions,
   repositoryListQueryOptions,
@@ -82,7 +82,7 @@ function PackageTypeStep({ rclass, onPick }: { rclass: RClass; onPick: (id: stri
   const types = useQuery(packageTypesQueryOptions());
   const offered = (types.data ?? []).filter((t: PackageTypeInfo) => t.classes.includes(rclass));
   return (
-    <RepositoriesAdminPage
+    <AdminPage
       title={`New ${TITLE[rclass]} Repository`}
       trail={[
         ['Repositories', LIST],
@@ -105,7 +105,7 @@ function PackageTypeStep({ rclass, onPick }: { rclass: RClass; onPick: (id: stri
           ))}
         </div>
       </Card>
-    </RepositoriesAdminPage>
+    </AdminPage>
   );
 }
 
@@ -113,7 +113,7 @@ function EditRepository({ rclass, repoKey }: { rclass: RClass; repoKey: string }
   const repo = useQuery(repositoryQueryOptions(repoKey));
   if (!repo.data) {
     return (
-      <RepositoriesAdminPage title={`Edit ${repoKey}`} trail={[['Repositories', LIST]]}>
+      <AdminPage title={`Edit ${repoKey}`} trail={[['Repositories', LIST]]}>
         {repo.isError ? (
           <Alert
             type="error"
@@ -124,7 +124,7 @@ function EditRepository({ rclass, repoKey }: { rclass: RClass; repoKey: string }
         ) : (
           <Skeleton active />
         )}
-      </RepositoriesAdminPage>
+      </AdminPage>
     );
   }
   if (repo.data.rclass !== rclass)
@@ -206,7 +206,7 @@ function RepositoryEditor({
   };
 
   return (
-    <RepositoriesAdminPage title={title} trail={[['Repositories', LIST]]}>
+    <AdminPage title={title} trail={[['Repositories', LIST]]}>
       <Card variant="borderless">
         <Space style={{ marginBottom: 16 }}>
           <PackageTypeIcon icon={packageType} size={20} />
@@ -367,6 +367,6 @@ function RepositoryEditor({
           </Space>
         </Form>
       </Card>
-    </RepositoriesAdminPage>
+    </AdminPage>
   );
 }

@@ -1,8 +1,7 @@
 import { Alert, Breadcrumb, Button, Flex, Skeleton, Typography } from 'antd';
 import type { ReactNode } from 'react';
-import { Link, NavLink } from 'react-router';
-import '../../../shared/styles/accessibleForms.css';
-import './AdminPage.css';
+import { Link } from 'react-router';
+import '../styles/accessibleForms.css';
 
 export interface AdminPageProps {
   title: string;
@@ -12,12 +11,11 @@ export interface AdminPageProps {
   children: ReactNode;
 }
 
-/** The page frame of the admin screens: breadcrumb, one h1, actions on the right, the document title. */
+/** The page frame of every admin screen (the shell's administration sidebar links them): breadcrumb, one h1, actions on the right, the document title. */
 export function AdminPage({ title, trail = [], extra, children }: AdminPageProps) {
   return (
     <Flex vertical gap="middle">
       <title>{`${title} - Granary`}</title>
-      <SectionNav />
       <Breadcrumb
         items={[
           { title: 'Administration' },
@@ -33,26 +31,6 @@ export function AdminPage({ title, trail = [], extra, children }: AdminPageProps
       </Flex>
       {children}
     </Flex>
-  );
-}
-
-const SECTIONS: [string, string][] = [
-  ['Users', '/admin/management/users'],
-  ['Groups', '/admin/management/groups'],
-  ['Permissions', '/admin/management/permissions'],
-  ['Projects', '/admin/projects/list'],
-];
-
-/** Links between the management screens until the shell's administration sidebar arrives. */
-function SectionNav() {
-  return (
-    <nav aria-label="User management" className="admin-section-nav">
-      {SECTIONS.map(([label, to]) => (
-        <NavLink key={to} to={to} className={({ isActive }) => (isActive ? 'active' : undefined)}>
-          {label}
-        </NavLink>
-      ))}
-    </nav>
   );
 }
 
