@@ -1,6 +1,8 @@
 import { Alert, Breadcrumb, Button, Flex, Skeleton, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
+import { useSession } from '../session/SessionProvider.tsx';
+import { pageTitle } from '../session/shellRules.ts';
 import '../styles/accessibleForms.css';
 
 export interface AdminPageProps {
@@ -11,11 +13,12 @@ export interface AdminPageProps {
   children: ReactNode;
 }
 
-/** The page frame of every admin screen (the shell's administration sidebar links them): breadcrumb, one h1, actions on the right, the document title. */
+/** The page frame of every admin screen (the shell's administration sidebar links them): breadcrumb, one h1, actions on the right, the document title (spec 000: "{title} - {server name}"). */
 export function AdminPage({ title, trail = [], extra, children }: AdminPageProps) {
+  const serverName = useSession().generalConfig?.serverName;
   return (
     <Flex vertical gap="middle">
-      <title>{`${title} - Granary`}</title>
+      <title>{pageTitle(title, serverName)}</title>
       <Breadcrumb
         items={[
           { title: 'Administration' },
