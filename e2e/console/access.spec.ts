@@ -21,7 +21,7 @@ test.describe('access: login, admin users, logout', () => {
   // The wrong-password flow is covered by the console's unit tests (LoginPage.test.tsx) but left out here: the
   // server answers a failed console login with `WWW-Authenticate: Basic`, which makes a browser open its own
   // credentials dialog (headless Chromium waits on it) instead of handing the 401 to the page.
-  test('spec 000 §4: an anonymous admin is sent to login, then lands where they came from', async ({
+  test('spec 000 §4: an anonymous admin is sent to login (with the not-authorized notice), then lands where they came from, notice gone', async ({
     page,
     saveScreenshot,
     expectAccessible,
@@ -41,6 +41,8 @@ test.describe('access: login, admin users, logout', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Users' })).toBeVisible();
     await expect(page.getByRole('link', { name: 'admin', exact: true })).toBeVisible();
     await expect(page.getByRole('banner').getByRole('button', { name: /admin/ }).first()).toBeVisible();
+    // The notice that sent the visitor to sign in no longer applies once they have.
+    await expect(page.getByText('You are not authorized to view this page')).toHaveCount(0);
     await saveScreenshot('admin-users');
     await expectAccessible();
 

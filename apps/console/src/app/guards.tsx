@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { App } from 'antd';
 import { useEffect, useRef } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
+import { NOT_AUTHORIZED_KEY } from '../shared/session/notices.ts';
 import { savePathAfterLogin } from '../shared/session/pathAfterLogin.ts';
 import { currentUserQueryKey } from '../shared/session/queries.ts';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
@@ -17,7 +18,7 @@ import {
 function useNotAuthorized(when: boolean) {
   const { notification } = App.useApp();
   useEffect(() => {
-    if (when) notification.error({ title: ACCESS_MESSAGES.notAuthorized, key: 'not-authorized' });
+    if (when) notification.error({ title: ACCESS_MESSAGES.notAuthorized, key: NOT_AUTHORIZED_KEY });
   }, [when, notification]);
 }
 

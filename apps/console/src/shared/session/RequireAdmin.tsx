@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { App } from 'antd';
 import { useEffect } from 'react';
 import { Navigate, Outlet } from 'react-router';
+import { NOT_AUTHORIZED_KEY } from './notices.ts';
 import { currentUserQueryOptions } from './queries.ts';
 import { PageLoading } from './RequireSignIn.tsx';
 
@@ -15,7 +16,7 @@ export function RequireAdmin() {
   const { notification } = App.useApp();
   const refused = user.data !== undefined && !user.data?.admin;
   useEffect(() => {
-    if (refused) notification.error({ title: ACCESS_MESSAGES.notAuthorized, key: 'not-authorized' });
+    if (refused) notification.error({ title: ACCESS_MESSAGES.notAuthorized, key: NOT_AUTHORIZED_KEY });
   }, [refused, notification]);
   if (user.isPending) return <PageLoading />;
   if (refused) return <Navigate to="/" replace />;

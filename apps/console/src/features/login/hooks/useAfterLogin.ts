@@ -1,7 +1,9 @@
 import { MfaStatus, type UserData } from '@granary/contracts';
 import { useQueryClient } from '@tanstack/react-query';
+import { App } from 'antd';
 import { useCallback } from 'react';
 import { useNavigate } from 'react-router';
+import { NOT_AUTHORIZED_KEY } from '../../../shared/session/notices.ts';
 import { destinationAfterLogin } from '../../../shared/session/pathAfterLogin.ts';
 import { currentUserQueryKey } from '../../../shared/session/queries.ts';
 
@@ -25,6 +27,7 @@ export function readLoginFlowState(state: unknown): LoginFlowState | null {
 export function useAfterLogin() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const { notification } = App.useApp();
   return useCallback(
     (user: UserData, flow: { userName: string; redirectTo: string | null }) => {
       const state: LoginFlowState = { userName: flow.userName, redirectTo: flow.redirectTo };
@@ -36,6 +39,8 @@ export function useAfterLogin() {
         navigate('/login/otp-login', { state });
         return;
       }
+      // Signed in: the "not authorized" notice that sent the visitor to the login page no longer applies.
+      notification.destroy(NOT_AUTHORIZED_KEY);
       try {
         queryClient.removeQueries({
           predicate: (q) => !(q.queryKey[0] === 'access' && q.queryKey[1] === 'current-user'),
@@ -48,6 +53,6 @@ export function useAfterLogin() {
         console.error('The after-login flow failed', error);
       }
     },
-    [navigate, queryClient],
+    [navigate, queryClient, notification],
   );
 }
