@@ -1,6 +1,37 @@
 // Adds up the JSON reports of vitest and Playwright and prints one closing line: "tests: N passed, N failed".
 import { existsSync, readFileSync } from 'node:fs';
 
+const firstLines = (text) =>
+  text
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '')
+    .split('\n')
+    .filter((line) => line.trim())
+    .slice(0, 4)
+    .join(' | ');
+
+/** Tests of a Playwright report that failed, or passed only on a retry. */
+function playwrightProblems(report) {
+  const found = [];
+  const walk = (suite, path) => {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests ?? []) {
+        if (test.status !== 'unexpected' && test.status !== 'flaky') continue;
+        const failure = test.results.find(
+          (result) => result.status !== 'passed' && result.status !== 'skipped',
+        );
+        const message = failure?.error?.message ?? failure?.errors?.[0]?.message ?? '';
+        found.push({
+          title: [...path, spec.title].join(' › '),
+          status: test.status === 'flaky' ? 'flaky' : 'failed',
+          error: firstLines(message),
+        });
+      }
+    for (const child of suite.suites ?? []) walk(child, [...path, child.title]);
+  };
+  for (const suite of report.suites ?? []) walk(suite, [suite.title]);
+  return found;
+}
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -17,8 +48,14 @@ for (const file of process.argv.slice(2)) {
     failed += r.stats.unexpected;
     skipped += r.stats.skipped;
     console.log(
-      `${file}: ${r.stats.expected} passed, ${r.stats.unexpected} failed, ${r.stats.skipped} skipped`,
+      `${file}: ${r.stats.expected} passed, ${r.stats.unexpected} failed, ${r.stats.skipped} skipped${
+        r.stats.flaky ? `, ${r.stats.flaky} flaky (passed on retry)` : ''
+      }`,
     );
+    // Name what failed or needed a retry, with the first line of its error, here at the end of the
+    // log where a CI excerpt shows it.
+    for (const { title, status, error } of playwrightProblems(r))
+      console.log(`  ${status}: ${title}\n    ${error}`);
   } else {
     // vitest (jest-compatible); a run that errored outside any test, or ran none, is a failure
     passed += r.numPassedTests;
@@ -28,6 +65,13 @@ for (const file of process.argv.slice(2)) {
     console.log(
       `${file}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`,
     );
+    for (const suite of r.testResults ?? []) {
+      if (suite.status === 'failed' && !(suite.assertionResults ?? []).some((t) => t.status === 'failed'))
+        console.log(`  failed: ${suite.name}\n    ${firstLines(suite.message ?? '')}`);
+      for (const t of suite.assertionResults ?? [])
+        if (t.status === 'failed')
+          console.log(`  failed: ${t.fullName}\n    ${firstLines(t.failureMessages?.[0] ?? '')}`);
+    }
   }
 }
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
