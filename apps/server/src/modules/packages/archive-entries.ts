@@ -162,6 +162,11 @@ export function attachArchiveIndexer(backend: Backend): () => void {
   return () => backends.delete(backend);
 }
 
+/** Whether stored jars and zips have their entries indexed (an indexer is attached to a running server). */
+export function archiveIndexingEnabled(): boolean {
+  return backends.size > 0;
+}
+
 function scheduleArchiveIndexing(repositoryId: string, path: string, blob: { sha256: string; size: number }) {
   if (blob.size < 22 || blob.size > ARCHIVE_MAX_BYTES || backends.size === 0) return;
   const job = { repositoryId, path, sha256: blob.sha256, size: blob.size, attempt: 0 };

@@ -32,7 +32,12 @@ export interface IndexRepo {
   key: string;
   rclass: string;
   packageType: string;
+  /** a virtual repository's settings (its member keys) */
+  settings?: unknown;
 }
+
+/** How deep virtual repositories nest when a `repos` filter names one. */
+const VIRTUAL_DEPTH_MAX = 8;
 
 export interface PackageFilter {
   packageId?: string | null;
@@ -236,6 +241,7 @@ export class PackageReader {
         key: repositories.key,
         rclass: repositories.rclass,
         packageType: repositories.packageType,
+        settings: repositories.settings,
       })
       .from(repositories);
     // a drizzle query runs on every `then`: keep the promise of one run
@@ -271,8 +277,40 @@ export class PackageReader {
     const readable = await this.readableRepos(principal);
     const all = principal?.admin === true && (!repos || repos.length === 0);
     if (!repos || repos.length === 0) return { repos: readable, all };
-    const wanted = new Set(repos.map((k) => k.toLowerCase().replace(/-cache$/, '')));
+    const wanted = await this.expandVirtual(
+      principal,
+      repos.map((k) => k.toLowerCase().replace(/-cache$/, '')),
+    );
     return { repos: readable.filter((r) => wanted.has(r.key.toLowerCase())), all: false };
+  }
+
+  /**
+   * A virtual repository holds no packages of its own: naming one (that the caller may read) in a `repos`
+   * filter stands for its members, nested virtual ones included. Members still need their own read.
+   */
+  private async expandVirtual(principal: Principal | null, keys: string[]): Promise<Set<string>> {
+    const byKey = new Map((await this.allRepos()).map((r) => [r.key.toLowerCase(), r]));
+    const wanted = new Set<string>();
+    let next = keys;
+    for (let depth = 0; next.length > 0 && depth <= VIRTUAL_DEPTH_MAX; depth++) {
+      const members: string[] = [];
+      for (const key of next) {
+        if (wanted.has(key)) continue;
+        wanted.add(key);
+        const repo = byKey.get(key);
+        if (repo?.rclass !== 'virtual') continue;
+        const readable = await this.authorizer.can(principal, 'read', {
+          key: repo.key,
+          rclass: 'virtual',
+          path: '',
+        });
+        const list = (repo.settings as { virtual?: { repositories?: unknown } } | null)?.virtual
+          ?.repositories;
+        if (readable && Array.isArray(list)) for (const m of list) members.push(String(m).toLowerCase());
+      }
+      next = members;
+    }
+    return wanted;
   }
 
   private async leadReadable(principal: Principal | null, repo: IndexRepo, leadPath: string) {

@@ -278,6 +278,28 @@ describe(`packages index and queries (${testEngine})`, () => {
     expect(names(await list({ id: 'npm://lodash-es' }))).toEqual(['lodash-es']);
   });
 
+  it('repos filter: a virtual repository stands for its members (nested ones too); a member the caller cannot read stays hidden', async () => {
+    for (const [key, members] of [
+      ['npm-all', ['npm-local', 'npm-secret']],
+      ['npm-outer', ['npm-all']],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: `/api/repositories/${key}`,
+        headers: { authorization: ADMIN },
+        payload: { rclass: 'virtual', packageType: 'npm', repositories: members },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const all = names(await list({ r: ['npm-secret', 'npm-local'] }));
+    expect(names(await list({ r: ['npm-all'] }))).toEqual(all);
+    expect(names(await list({ r: ['npm-outer'] }))).toEqual(all);
+    expect(all).toContain('secret-sauce');
+    // the reader may read npm-local only, and not the virtual repository: naming it shows nothing
+    const reader = `Basic ${Buffer.from('reader:Reader-pa55word!').toString('base64')}`;
+    expect(names(await list({ r: ['npm-all'] }, reader))).toEqual([]);
+  });
+
   it('spec 001 §3 vulnerabilities: severities filter on counts of at least 1; zero counts are dropped', async () => {
     await t.app.granary.database.db.execute(
       sql`update packages set vulnerabilities = '{"high": 2, "low": 0}'::jsonb where name = 'lodash-es'`,

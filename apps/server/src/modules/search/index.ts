@@ -4,12 +4,14 @@ import {
   type ArtifactSearchAnswer,
   artifactSearchAnswerSchema,
   artifactSearchRequestSchema,
+  artifactSearchStatusSchema,
   restArchiveSearchAnswerSchema,
   restSearchAnswerSchema,
 } from '@granary/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { archiveIndexingEnabled } from '../packages/archive-entries.ts';
 import type { RepositoriesContext } from '../repositories/context.ts';
 import { ArtifactSearch } from './search.service.ts';
 
@@ -37,6 +39,19 @@ function restAnswer(request: FastifyRequest, baseUrl: string | undefined, answer
 function searchRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
   const search = new ArtifactSearch(ctx);
   return async (app) => {
+    app.get(
+      '/ui/api/v1/ui/artifactsearch/status',
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary: 'What the artifact search can do here (archive entries indexed or not)',
+          response: { 200: artifactSearchStatusSchema },
+        },
+      },
+      async () => ({ archiveIndexing: archiveIndexingEnabled() }),
+    );
+
     app.post(
       '/ui/api/v1/ui/artifactsearch/:kind',
       {

@@ -213,6 +213,15 @@ describe(`artifact search (${testEngine})`, () => {
     expect(json.results[0].archiveUris[0]).toMatch(/\/api\/storage\//);
   });
 
+  it('spec 001 §4 archive fallback: the status call says archive entries are indexed on a running server', async () => {
+    const res = await t.app.inject({
+      url: '/ui/api/v1/ui/artifactsearch/status',
+      headers: { authorization: ADMIN },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ archiveIndexing: true });
+  });
+
   it('archive search: entries go with their archive (delete, overwrite) and are bounded per archive', async () => {
     await deploy('generic-local', 'tmp/gone.zip', await zipOf(['gone/Vanish.class']));
     expect(await hits('archive', { query: 'Vanish' })).toEqual(['generic-local/tmp/gone.zip']);
