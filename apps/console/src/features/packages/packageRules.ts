@@ -9,7 +9,22 @@ export const PACKAGE_MESSAGES = {
   notScanned: 'Not Scanned',
   noPackages: 'No packages found, please refine your search criteria',
   notYetAvailable: 'Package will be available in a few minutes, please try again later',
+  // Not in spec 001 §8 (ours): the empty builds and layers tabs.
+  noBuilds: 'No builds produced this version',
+  noLayers: 'No layers: this tag has no image manifest',
 } as const;
+
+/** spec 001 §7 `POST docker layers` is for images: docker (and OCI) packages only. */
+export function isDockerPackageType(packageType: string): boolean {
+  const t = packageType.toLowerCase();
+  return t === 'docker' || t === 'oci';
+}
+
+/** `sha256:0123…` → `sha256:012345678901` (the full digest goes in a title). */
+export function shortDigest(digest: string): string {
+  const [algo, hex] = digest.includes(':') ? digest.split(':', 2) : ['', digest];
+  return `${algo ? `${algo}:` : ''}${(hex ?? '').slice(0, 12)}`;
+}
 
 /** spec 001 §2: lead file extensions whose version details open on the readme tab. */
 export const README_EXTENSIONS = [
@@ -62,12 +77,14 @@ export function listFilterFromParams(params: URLSearchParams): PackageListFilter
   const out: PackageListFilter = {};
   const name = params.get('name')?.trim() || filter.name;
   if (name) out.name = name;
+  const repos = params.getAll('repo').filter(Boolean);
   const types = params.getAll('type').filter(Boolean);
   const packageTypes = types.length > 0 ? types : (filter.packageTypes ?? []);
   if (packageTypes.length > 0) out.package_type = packageTypes.map(canonicalPackageType);
   if (filter.description) out.description = filter.description;
   if (filter.tags) out.tags = filter.tags;
-  if (filter.repositories) out.repos = filter.repositories;
+  if (repos.length > 0) out.repos = repos;
+  else if (filter.repositories) out.repos = filter.repositories;
   if (filter.licenses) out.licenses = filter.licenses;
   if (filter.version) out.version = filter.version;
   if (filter.checksum) out.checksum = filter.checksum;
@@ -96,3 +113,25 @@ export function formatBytes(n: number): string {
 }
 
 export const formatDate = (iso: string) => (iso ? new Date(iso).toLocaleString() : '');
+
+/**
+ * The repositories filter follows the package type filter: its choices are the repositories of the chosen
+ * types (all when none is chosen), and switching types drops the chosen repositories of other types.
+ */
+export function repositoriesForTypes<R extends { key: string; packageType: string }>(
+  repositories: readonly R[],
+  types: readonly string[],
+): R[] {
+  if (types.length === 0) return [...repositories];
+  const wanted = new Set(types.map((t) => canonicalPackageType(t)));
+  return repositories.filter((r) => wanted.has(canonicalPackageType(r.packageType)));
+}
+
+export function reposAfterTypeChange(
+  chosen: readonly string[],
+  repositories: readonly { key: string; packageType: string }[],
+  types: readonly string[],
+): string[] {
+  const allowed = new Set(repositoriesForTypes(repositories, types).map((r) => r.key));
+  return chosen.filter((key) => allowed.has(key));
+}

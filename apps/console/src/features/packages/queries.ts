@@ -1,17 +1,21 @@
 import {
+  buildsAnswerSchema,
   dependenciesAnswerSchema,
+  dockerLayersAnswerSchema,
   graphqlAnswerSchema,
+  HIDDEN_REPOSITORY_TYPES,
   type PackageQuery,
   packageSchema,
   packagesConnectionSchema,
   packageVersionSchema,
   propertiesAnswerSchema,
   readmeAnswerSchema,
+  repositoryListItemSchema,
   versionsConnectionSchema,
 } from '@granary/contracts';
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
-import { ApiError, api } from '../../shared/api/index.ts';
+import { ApiError, api, restApi } from '../../shared/api/index.ts';
 
 /**
  * spec 001 §7 packages calls: `POST packages|package|versions` with a graph-query body, and the
@@ -27,6 +31,9 @@ export const packageKeys = {
   readme: (repoKey: string, path: string) => ['packages', 'readme', repoKey, path] as const,
   properties: (repoKey: string, path: string) => ['packages', 'properties', repoKey, path] as const,
   dependencies: (repoKey: string, path: string) => ['packages', 'dependencies', repoKey, path] as const,
+  builds: (repoKey: string, path: string) => ['packages', 'builds', repoKey, path] as const,
+  dockerLayers: (repoKey: string, path: string) => ['packages', 'dockerLayers', repoKey, path] as const,
+  repositories: ['packages', 'repositories'] as const,
 };
 
 /** The list filter the screen sends (a subset of spec 001 §3 package query). */
@@ -170,4 +177,39 @@ export const dependenciesQueryOptions = (repoKey: string, path: string) =>
       api
         .get('packages/dependencies', dependenciesAnswerSchema, { query: fileQuery(repoKey, path), signal })
         .then((a) => a.dependencies),
+  });
+
+/** spec 001 §7 `GET builds (path, repoKey)`: the builds that produced a version. */
+export const buildsQueryOptions = (repoKey: string, path: string) =>
+  queryOptions({
+    queryKey: packageKeys.builds(repoKey, path),
+    queryFn: ({ signal }) =>
+      api
+        .get('packages/builds', buildsAnswerSchema, { query: fileQuery(repoKey, path), signal })
+        .then((a) => a.builds),
+  });
+
+/** spec 001 §7 `POST docker layers (path, repoKey, view)`: an image tag's layers, their commands and sizes. */
+export const dockerLayersQueryOptions = (repoKey: string, path: string) =>
+  queryOptions({
+    queryKey: packageKeys.dockerLayers(repoKey, path),
+    queryFn: ({ signal }) =>
+      api.post('packages/dockerLayers', { repoKey, path, view: 'layers' }, dockerLayersAnswerSchema, {
+        signal,
+      }),
+  });
+
+/**
+ * The repositories filter's choices: the readable repositories (local, remote and virtual; a virtual one
+ * stands for its members), hidden types left out (spec 001 §3 "Hidden repo types excluded from listing").
+ */
+export const filterRepositoriesQueryOptions = () =>
+  queryOptions({
+    queryKey: packageKeys.repositories,
+    queryFn: async ({ signal }) => {
+      const all = await restApi.get('repositories', z.array(repositoryListItemSchema), { signal });
+      const hidden: readonly string[] = HIDDEN_REPOSITORY_TYPES;
+      return all.filter((r) => !hidden.includes(r.packageType.toLowerCase()));
+    },
+    staleTime: 30_000,
   });

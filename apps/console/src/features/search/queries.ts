@@ -2,6 +2,7 @@ import {
   type ArtifactSearchKind,
   type ArtifactSearchRequest,
   artifactSearchAnswerSchema,
+  artifactSearchStatusSchema,
 } from '@granary/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { api } from '../../shared/api/index.ts';
@@ -12,4 +13,12 @@ export const artifactSearchQueryOptions = (kind: ArtifactSearchKind, request: Ar
     queryKey: ['search', 'artifacts', kind, request] as const,
     queryFn: ({ signal }) =>
       api.post(`ui/artifactsearch/${kind}`, request, artifactSearchAnswerSchema, { signal }),
+  });
+
+/** `GET ui/artifactsearch/status`: whether archive entries are indexed (spec 001 §4 archive fallback). */
+export const artifactSearchStatusQueryOptions = () =>
+  queryOptions({
+    queryKey: ['search', 'status'] as const,
+    queryFn: ({ signal }) => api.get('ui/artifactsearch/status', artifactSearchStatusSchema, { signal }),
+    staleTime: 60_000,
   });

@@ -159,3 +159,12 @@ export const PACKAGE_SEARCH_MIN_LENGTH = 3;
 export function meetsPackageSearchMinimum(term: string): boolean {
   return term.replace(/[*?]/g, '').trim().length >= PACKAGE_SEARCH_MIN_LENGTH;
 }
+
+/**
+ * spec 001 §4: when the search type is switched the model resets except the name — the text keeps only its
+ * name part (quoted again when it has spaces).
+ */
+export function keepOnlyName(text: string): string {
+  const name = parseSearchText(text).filter.name ?? '';
+  return /\s/.test(name.trim()) ? `"${name.trim()}"` : name.trim();
+}

@@ -60,11 +60,30 @@ export function effectiveSearchType(type: SearchType, ctx: SearchContext): Searc
 }
 
 /**
- * spec 001 §4: search is disabled on empty text or by the type's own rule; packages (spec 001 §2) is disabled
- * when the term, ignoring * and ?, is under 3 characters unless a context is chosen.
+ * spec 001 §4: the types that search within a selected project (the spec does not name them; ours): Archive
+ * (cold storage) and Pipelines search the whole instance, so they are disabled while a project is selected.
  */
-export function isSearchDisabled(type: SearchType, text: string, contextChosen = false): boolean {
+export const PROJECT_SEARCH_TYPES: readonly SearchType[] = [
+  'packages',
+  'artifacts',
+  'builds',
+  'releaseBundles',
+  'xray',
+];
+
+/**
+ * spec 001 §4: search is disabled on empty text or by the type's own rule, and for types without project
+ * support when a specific project is selected; packages (spec 001 §2) is disabled when the term, ignoring
+ * * and ?, is under 3 characters unless a context is chosen.
+ */
+export function isSearchDisabled(
+  type: SearchType,
+  text: string,
+  contextChosen = false,
+  projectSelected = false,
+): boolean {
   if (text.trim() === '') return true;
+  if (projectSelected && !PROJECT_SEARCH_TYPES.includes(type)) return true;
   if (type === 'packages') return !contextChosen && !meetsPackageSearchMinimum(text);
   return false;
 }

@@ -1,6 +1,6 @@
 import { SortAscendingOutlined, SortDescendingOutlined } from '@ant-design/icons';
 import type { PackageSummary } from '@granary/contracts';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Button, Empty, Input, Select, Table, Tag, Typography } from 'antd';
 import { Link, useSearchParams } from 'react-router';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
@@ -9,9 +9,11 @@ import {
   listFilterFromParams,
   PACKAGE_MESSAGES,
   packagePath,
+  reposAfterTypeChange,
+  repositoriesForTypes,
   SORT_FIELDS,
 } from '../packageRules.ts';
-import { packagesListQueryOptions } from '../queries.ts';
+import { filterRepositoriesQueryOptions, packagesListQueryOptions } from '../queries.ts';
 import { ScanState } from './ScanState.tsx';
 
 /** The package types that write the packages index (spec 001 §9 excluded types never listed). */
@@ -25,6 +27,8 @@ export function PackageList() {
   const [params, setParams] = useSearchParams();
   const filter = listFilterFromParams(params);
   const list = useInfiniteQuery(packagesListQueryOptions(filter));
+  const repositories = useQuery(filterRepositoriesQueryOptions()).data ?? [];
+  const types = params.getAll('type');
   // spec 001 §8: package fetch errors yield empty lists silently.
   const rows = list.isError ? [] : (list.data?.pages.flatMap((p) => p.edges.map((e) => e.node)) ?? []);
   const update = (changes: Record<string, string | string[] | null>) => {
@@ -46,9 +50,25 @@ export function PackageList() {
           aria-label="Package type"
           placeholder="Package type"
           style={{ minWidth: 200 }}
-          value={params.getAll('type')}
+          value={types}
           options={TYPE_OPTIONS}
-          onChange={(types: string[]) => update({ type: types })}
+          onChange={(next: string[]) =>
+            update({ type: next, repo: reposAfterTypeChange(params.getAll('repo'), repositories, next) })
+          }
+        />
+        <Select
+          mode="multiple"
+          allowClear
+          aria-label="Repositories"
+          placeholder="Repositories"
+          style={{ minWidth: 220 }}
+          value={params.getAll('repo')}
+          optionFilterProp="label"
+          options={repositoriesForTypes(repositories, types).map((r) => ({
+            value: r.key,
+            label: r.type === 'VIRTUAL' ? `${r.key} (virtual)` : r.key,
+          }))}
+          onChange={(repos: string[]) => update({ repo: repos })}
         />
         <Input.Search
           aria-label="Package name"
@@ -96,6 +116,11 @@ export function PackageList() {
             ),
           },
           { title: 'Type', dataIndex: 'packageType', key: 'type' },
+          {
+            title: 'Repositories',
+            key: 'repos',
+            render: (_, p) => p.repos?.map((r) => r.name).join(', ') || '—',
+          },
           {
             title: 'Latest version',
             key: 'latest',

@@ -1,9 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
-import { Descriptions, Empty, Result, Space, Spin, Table, Tabs, Tag } from 'antd';
+import { Descriptions, Empty, Result, Space, Spin, Table, Tabs, Tag, Typography } from 'antd';
 import { Link } from 'react-router';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
-import { formatBytes, formatDate, openingTab, PACKAGE_MESSAGES, packagePath } from '../packageRules.ts';
-import { dependenciesQueryOptions, propertiesQueryOptions, versionQueryOptions } from '../queries.ts';
+import {
+  formatBytes,
+  formatDate,
+  isDockerPackageType,
+  openingTab,
+  PACKAGE_MESSAGES,
+  packagePath,
+  shortDigest,
+} from '../packageRules.ts';
+import {
+  buildsQueryOptions,
+  dependenciesQueryOptions,
+  dockerLayersQueryOptions,
+  propertiesQueryOptions,
+  versionQueryOptions,
+} from '../queries.ts';
 import { CopyableCommand } from './CopyableCommand.tsx';
 import { Readme } from './Readme.tsx';
 import { ScanState } from './ScanState.tsx';
@@ -42,6 +56,82 @@ function Dependencies({ repoKey, path }: { repoKey: string; path: string }) {
         { title: 'Scope', key: 'scope', render: (_, d) => d.scope ?? '' },
       ]}
     />
+  );
+}
+
+/** The builds that produced the version (builds index them when they are published). */
+function Builds({ repoKey, path }: { repoKey: string; path: string }) {
+  const builds = useQuery(buildsQueryOptions(repoKey, path));
+  return (
+    <Table
+      rowKey={(b) => `${b.name}#${b.number}`}
+      size="small"
+      loading={builds.isPending}
+      pagination={false}
+      dataSource={builds.data ?? []}
+      locale={{ emptyText: <Empty description={PACKAGE_MESSAGES.noBuilds} /> }}
+      columns={[
+        {
+          title: 'Build',
+          key: 'name',
+          render: (_, b) => (
+            <Link to={`/builds/${encodeURIComponent(b.name)}/${encodeURIComponent(b.number)}`}>{b.name}</Link>
+          ),
+        },
+        { title: 'Number', dataIndex: 'number', key: 'number' },
+      ]}
+    />
+  );
+}
+
+/** spec 001 §7 docker layers: each layer's digest, size, media type and the command that made it; the total. */
+function DockerLayers({ repoKey, path }: { repoKey: string; path: string }) {
+  const answer = useQuery(dockerLayersQueryOptions(repoKey, path));
+  const data = answer.data;
+  return (
+    <>
+      {data && data.layers.length > 0 && (
+        <p className="packages-layers-total">
+          {data.layers.length} layer{data.layers.length === 1 ? '' : 's'}, total size{' '}
+          <strong>{formatBytes(data.totalSize)}</strong>
+          {data.config && (
+            <>
+              {' '}
+              (config <code title={data.config.digest}>{shortDigest(data.config.digest)}</code>,{' '}
+              {formatBytes(data.config.size)})
+            </>
+          )}
+        </p>
+      )}
+      <Table
+        rowKey="index"
+        size="small"
+        loading={answer.isPending}
+        pagination={false}
+        dataSource={data?.layers ?? []}
+        locale={{ emptyText: <Empty description={PACKAGE_MESSAGES.noLayers} /> }}
+        columns={[
+          { title: '#', key: 'index', width: 48, render: (_, l) => l.index + 1 },
+          {
+            title: 'Digest',
+            key: 'digest',
+            render: (_, l) => <code title={l.digest}>{shortDigest(l.digest)}</code>,
+          },
+          { title: 'Size', key: 'size', align: 'right', render: (_, l) => formatBytes(l.size) },
+          { title: 'Media type', dataIndex: 'mediaType', key: 'mediaType' },
+          {
+            title: 'Command',
+            key: 'command',
+            render: (_, l) =>
+              l.command ? (
+                <code className="packages-layer-command">{l.command}</code>
+              ) : (
+                <Typography.Text type="secondary">—</Typography.Text>
+              ),
+          },
+        ]}
+      />
+    </>
   );
 }
 
@@ -149,6 +239,21 @@ export function VersionDetails({ packageId, versionId }: { packageId: string; ve
               label: 'Dependencies',
               children: <Dependencies repoKey={lead.name} path={lead.leadFilePath} />,
             },
+            {
+              key: 'builds',
+              label: 'Builds',
+              children: <Builds repoKey={lead.name} path={lead.leadFilePath} />,
+            },
+            // spec 001 §7 docker layers: images only.
+            ...(isDockerPackageType(packageType)
+              ? [
+                  {
+                    key: 'layers',
+                    label: 'Docker Layers',
+                    children: <DockerLayers repoKey={lead.name} path={lead.leadFilePath} />,
+                  },
+                ]
+              : []),
           ]}
         />
       )}

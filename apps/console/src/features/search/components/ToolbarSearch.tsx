@@ -4,11 +4,13 @@ import { type Ref, useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { type RecentSearch, readRecentSearches, storeRecentSearch } from '../recentSearches.ts';
+import { keepOnlyName } from '../searchSyntax.ts';
 import {
   availableSearchTypes,
   effectiveSearchType,
   isReleaseBundlesPath,
   isSearchDisabled,
+  PROJECT_SEARCH_TYPES,
   SEARCH_TYPE_LABELS,
   type SearchContext,
   type SearchType,
@@ -41,10 +43,11 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
     if (onBundles) setChosen('releaseBundles');
   }, [onBundles]);
 
-  const disabled = isSearchDisabled(type, text);
+  const inProject = session.selectedProject !== null;
+  const disabled = isSearchDisabled(type, text, false, inProject);
   const run = (value: string, as: SearchType = type) => {
     const searchType = effectiveSearchType(as, ctx);
-    if (isSearchDisabled(searchType, value)) return;
+    if (isSearchDisabled(searchType, value, false, inProject)) return;
     const queryString = value.trim();
     setRecent(
       storeRecentSearch(localStorage, username, {
@@ -74,7 +77,11 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
           value={type}
           style={{ width: 130 }}
           popupMatchSelectWidth={false}
-          onChange={(t: SearchType) => setChosen(t)}
+          onChange={(t: SearchType) => {
+            // spec 001 §4: switching the type resets the model except the name.
+            if (t !== type) setText((current) => keepOnlyName(current));
+            setChosen(t);
+          }}
           options={types.map((t) => ({ value: t, label: SEARCH_TYPE_LABELS[t] }))}
         />
       )}
@@ -89,9 +96,11 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
         onPressEnter={() => run(text)}
         aria-invalid={text !== '' && disabled ? true : undefined}
         title={
-          text !== '' && disabled && type === 'packages'
-            ? 'Type at least 3 characters (not counting * and ?)'
-            : undefined
+          text === '' || !disabled
+            ? undefined
+            : inProject && !PROJECT_SEARCH_TYPES.includes(type)
+              ? `${SEARCH_TYPE_LABELS[type]} search is not available while a project is selected`
+              : 'Type at least 3 characters (not counting * and ?)'
         }
       />
       <Dropdown

@@ -6,7 +6,8 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Checkbox, Form, Input, Table, Tabs } from 'antd';
 import { Link, useSearchParams } from 'react-router';
-import { artifactSearchQueryOptions } from '../queries.ts';
+import { artifactSearchFromText, effectiveArtifactSearchKind } from '../artifactSearchRules.ts';
+import { artifactSearchQueryOptions, artifactSearchStatusQueryOptions } from '../queries.ts';
 
 const LABELS: Record<ArtifactSearchKind, string> = {
   quick: 'Quick',
@@ -90,13 +91,24 @@ const treeLink = (repoKey: string, path: string) =>
 /** `/artifactSearchResults`: quick, checksum, property, GAVC and archive searches; results link to the tree. */
 export function ArtifactSearchPage() {
   const [params, setParams] = useSearchParams();
-  const kind = (ARTIFACT_SEARCH_KINDS as readonly string[]).includes(params.get('kind') ?? '')
-    ? (params.get('kind') as ArtifactSearchKind)
-    : 'quick';
-  const values: FormValues = Object.fromEntries(params.entries());
-  if (kind === 'quick' && !values.query && values.q) values.query = values.q;
-  values.searchClassOnly = params.get('searchClassOnly') === 'true';
-  values.excludeInnerClasses = params.get('excludeInnerClasses') === 'true';
+  const status = useQuery(artifactSearchStatusQueryOptions());
+  const archiveIndexing = status.data?.archiveIndexing;
+  // The toolbar sends `q` in the spec 001 §5 syntax; the page's own forms send `kind` and the fields.
+  const fromToolbar = params.has('kind') ? null : artifactSearchFromText(params.get('q') ?? '');
+  const requested: ArtifactSearchKind =
+    fromToolbar?.kind ??
+    ((ARTIFACT_SEARCH_KINDS as readonly string[]).includes(params.get('kind') ?? '')
+      ? (params.get('kind') as ArtifactSearchKind)
+      : 'quick');
+  const kind = effectiveArtifactSearchKind(requested, archiveIndexing);
+  const fellBack = kind !== requested;
+  const values: FormValues = fromToolbar
+    ? { ...fromToolbar.values }
+    : (Object.fromEntries(params.entries()) as FormValues);
+  if (fellBack && !values.query && typeof values.path === 'string') values.query = values.path;
+  values.searchClassOnly = values.searchClassOnly === true || params.get('searchClassOnly') === 'true';
+  values.excludeInnerClasses =
+    values.excludeInnerClasses === true || params.get('excludeInnerClasses') === 'true';
   const request = requestOf(kind, values);
   const results = useQuery({ ...artifactSearchQueryOptions(kind, request ?? {}), enabled: request !== null });
 
@@ -113,8 +125,19 @@ export function ArtifactSearchPage() {
       <Tabs
         activeKey={kind}
         onChange={(k) => setParams(new URLSearchParams({ kind: k }))}
-        items={ARTIFACT_SEARCH_KINDS.map((k) => ({ key: k, label: LABELS[k] }))}
+        items={ARTIFACT_SEARCH_KINDS.map((k) => ({
+          key: k,
+          label: LABELS[k],
+          disabled: effectiveArtifactSearchKind(k, archiveIndexing) !== k,
+        }))}
       />
+      {fellBack && (
+        <Alert
+          type="info"
+          showIcon
+          title="Archive indexing is not enabled: searching by file name (Quick) instead"
+        />
+      )}
       <Form key={`${kind}:${params.toString()}`} layout="inline" initialValues={values} onFinish={submit}>
         {FIELDS[kind].map((f) => (
           <Form.Item key={f.name} name={f.name} label={f.label}>
