@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { FormatContext, FormatRepository, FormatRequest, PackageFormat } from '../sdk/format.ts';
+import type {
+  FormatContext,
+  FormatRepository,
+  FormatRequest,
+  PackageFormat,
+  PathsChange,
+} from '../sdk/format.ts';
 import { checksumOfBytes, checksumOfFile } from './checksums.ts';
 import {
   buildArtifactMetadata,
@@ -116,21 +122,20 @@ async function storedPlugins(target: FormatContext, path: string): Promise<Maven
 }
 
 /**
- * Regenerates maven-metadata.xml of an artifact (and of one snapshot version) from the files stored
- * under it, holding the artifact's lock: each regeneration reads every stored build, so concurrent
- * deploys never lose one. A listing that changed while writing (another node) is read again.
- * `prune` (after a delete) removes documents that describe nothing any more.
+ * Regenerates maven-metadata.xml of an artifact (and of its snapshot versions `gavPaths`) from the
+ * files stored under it, holding the artifact's lock: each regeneration reads every stored build, so
+ * concurrent deploys never lose one. A listing that changed while writing (another node) is read again.
+ * `prune` (after a delete or move) removes documents that describe nothing any more.
  */
 async function regenerate(
   target: FormatContext,
   gaPath: string,
-  gavPath?: string,
+  gavPaths: string[] = [],
   opts: { plugins?: MavenMetadata['plugins']; prune?: boolean } = {},
 ) {
   const gaMetaPath = `${gaPath}/${METADATA_FILE}`;
-  const gavMetaPath = gavPath && `${gavPath}/${METADATA_FILE}`;
   await target.withLock(`maven-metadata:${gaPath}`, async () => {
-    let signature = '';
+    let signature: string | null = null;
     for (let attempt = 0; attempt < 3; attempt++) {
       const files = await target.listFiles(gaPath);
       const seen = files
@@ -147,7 +152,8 @@ async function regenerate(
         doc.plugins = [...new Map(plugins.map((p) => [p.prefix, p])).values()];
         await storeDocument(target, gaMetaPath, doc);
       } else if (opts.prune && (await target.stat(gaMetaPath))) await target.delete(gaMetaPath);
-      if (gavPath && gavMetaPath) {
+      for (const gavPath of gavPaths) {
+        const gavMetaPath = `${gavPath}/${METADATA_FILE}`;
         const version = buildSnapshotMetadata(gavPath, files);
         if (version) await storeDocument(target, gavMetaPath, version);
         else if (opts.prune && (await target.stat(gavMetaPath))) await target.delete(gavMetaPath);
@@ -198,7 +204,7 @@ async function deployFile(request: FormatRequest, reply: FastifyReply, ctx: Form
   } else {
     stored = await ctx.deploy(path, request.body, { expected, noOverwrite, metadata: null });
   }
-  if (parsed) await regenerate(target, parsed.gaPath, parsed.snapshot ? parsed.gavPath : undefined);
+  if (parsed) await regenerate(target, parsed.gaPath, parsed.snapshot ? [parsed.gavPath] : []);
   reply.code(201).send({
     repo: target.repository.key,
     path: `/${stored.path}`,
@@ -230,7 +236,7 @@ async function acceptMetadata(
     );
   }
   const owner = metadataOwner(folderOf(request.path));
-  await regenerate(target, owner.gaPath, owner.gavPath, { plugins: doc.plugins });
+  await regenerate(target, owner.gaPath, owner.gavPath ? [owner.gavPath] : [], { plugins: doc.plugins });
   reply.code(201).send();
   return true;
 }
@@ -345,20 +351,52 @@ async function serveChecksum(
   return sendText(request, reply, Buffer.from(digest), 'text/plain; charset=utf-8');
 }
 
-/** DELETE: removes the file or folder, then regenerates (or removes) the metadata of the artifact it was part of. */
-async function deletePath(request: FormatRequest, reply: FastifyReply, ctx: FormatContext): Promise<boolean> {
-  const path = request.path.replace(/\/+$/, '');
-  await ctx.delete(path);
-  const parsed = parseMavenPath(path);
-  const owners = parsed
-    ? [{ gaPath: parsed.gaPath, gavPath: parsed.snapshot ? parsed.gavPath : undefined }]
-    : isMetadataFile(path)
-      ? []
-      : [metadataOwner(folderOf(path)), metadataOwner(path)];
-  for (const { gaPath, gavPath } of owners)
-    if (gaPath) await regenerate(ctx, gaPath, gavPath, { prune: true });
-  reply.code(204).send();
-  return true;
+/**
+ * The documents changes at `paths` (files or folders deleted, files stored) may have made wrong, as
+ * artifact → its snapshot versions. A file of the layout names its artifact (and snapshot version); a
+ * metadata file names the artifact (or version) it describes; a folder names the document of the
+ * folder holding it when one is stored (a version folder's artifact, an artifact folder's group) —
+ * whatever was inside a deleted folder went with it.
+ */
+async function affectedDocuments(ctx: FormatContext, paths: string[]): Promise<Map<string, Set<string>>> {
+  const owners = new Map<string, Set<string>>();
+  const add = (gaPath: string, gavPath?: string) => {
+    if (!gaPath) return;
+    const gavs = owners.get(gaPath) ?? new Set<string>();
+    owners.set(gaPath, gavs);
+    if (gavPath) gavs.add(gavPath);
+  };
+  const folders = new Set<string>();
+  for (const raw of paths) {
+    const path = checksumOf(raw)?.target ?? raw.replace(/\/+$/, '');
+    const parsed = parseMavenPath(path);
+    if (parsed) add(parsed.gaPath, parsed.snapshot ? parsed.gavPath : undefined);
+    else if (isMetadataFile(path)) {
+      const owner = metadataOwner(folderOf(path));
+      add(owner.gaPath, owner.gavPath);
+    } else folders.add(folderOf(path));
+  }
+  for (const folder of folders) {
+    if (!folder) continue;
+    const owner = metadataOwner(folder);
+    // Only stored documents are rewritten: deleting a folder never lists a whole group for nothing.
+    if (owners.has(owner.gaPath) || (await ctx.stat(`${folder}/${METADATA_FILE}`)))
+      add(owner.gaPath, owner.gavPath);
+  }
+  return owners;
+}
+
+/**
+ * `afterChange`: files deleted (every DELETE, which the core performs), copied or moved (tree browser,
+ * `/api/copy`, `/api/move`): the metadata of every artifact touched is regenerated from what is stored
+ * now, like Artifactory's metadata recalculation — the versions and snapshot builds still present;
+ * documents of an artifact left with none are removed. A remote's cache keeps its upstream's documents.
+ */
+async function afterChange(ctx: FormatContext, change: PathsChange): Promise<void> {
+  if (ctx.repository.rclass !== 'local') return;
+  const paths = [...(change.deleted ?? []), ...(change.added ?? [])];
+  for (const [gaPath, gavPaths] of await affectedDocuments(ctx, paths))
+    await regenerate(ctx, gaPath, [...gavPaths], { prune: true });
 }
 
 async function handle(request: FormatRequest, reply: FastifyReply, ctx: FormatContext): Promise<boolean> {
@@ -385,9 +423,7 @@ async function handle(request: FormatRequest, reply: FastifyReply, ctx: FormatCo
       if (sum) return acceptChecksum(request, reply, ctx, sum);
       if (isMetadataFile(path)) return acceptMetadata(request, reply, ctx);
       return deployFile(request, reply, ctx);
-    case 'DELETE':
-      if (rclass !== 'local' || sum) return false;
-      return deletePath(request, reply, ctx);
+    // DELETE: the core deletes, then regenerates the metadata through `afterChange` (as the server).
     default:
       return false;
   }
@@ -428,6 +464,7 @@ function makeFormat(id: 'maven' | 'gradle'): PackageFormat {
     },
     upstreamUrl: (remoteUrl, path) => `${remoteUrl.replace(/\/+$/, '')}/${path}`,
     handle,
+    afterChange,
     isMetadataPath,
     errorBody(error, reply) {
       reply.type('text/plain; charset=utf-8');

@@ -213,6 +213,17 @@ export interface FormatError {
   message: string;
 }
 
+/**
+ * Files the core changed in a repository outside its format's `handle` (the console's tree browser,
+ * `/api/copy`, `/api/move`, a DELETE the format left to the core): repository paths, no leading slash.
+ */
+export interface PathsChange {
+  /** Files or folders removed (a folder: everything that was below it; a move's sources). */
+  deleted?: string[];
+  /** Files stored (copy and move targets). */
+  added?: string[];
+}
+
 /** A client request on a repository, as the core hands it to a format. */
 export interface FormatRequest {
   method: string;
@@ -266,6 +277,14 @@ export interface PackageFormat {
    * from authentication. Headers may be set on `reply`. Default: the core's `{errors: [...]}`.
    */
   errorBody?(error: FormatError, reply: FastifyReply): unknown;
+  /**
+   * After the core committed a change the format did not make itself (`PathsChange`), on a local
+   * repository or a remote's cache: regenerate what the format derives from stored files (Maven's
+   * maven-metadata.xml), serialised with its own writes through `ctx.withLock`. The context acts as the
+   * server (every permission, recorded as `_system`); the user's operation has already succeeded, so
+   * an error thrown here is only logged.
+   */
+  afterChange?(ctx: FormatContext, change: PathsChange): Promise<void>;
   /** remote: paths whose cached copy is revalidated after the retrieval cache period (index documents). Default: every path. */
   isMetadataPath?(path: string): boolean;
 }

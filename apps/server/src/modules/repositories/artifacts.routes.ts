@@ -7,7 +7,7 @@ import type { ArtifactRow } from './artifacts.queries.ts';
 import { listChildren } from './artifacts.queries.ts';
 import { deleteArtifacts, deployArtifact, type Properties, resolveForRead } from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
-import { createFormatContext } from './format-context.ts';
+import { createFormatContext, notifyPathsChanged } from './format-context.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
 import { findRepository } from './repositories.service.ts';
@@ -191,7 +191,9 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       '/repository/:key/*',
       { config, schema: { hide: true } },
       async (request: WildcardRequest, reply) => {
-        await deleteArtifacts(ctx, request.principal, pathOf(request));
+        const path = pathOf(request);
+        await deleteArtifacts(ctx, request.principal, path);
+        await notifyPathsChanged(ctx, app, request, reply, path.repoKey, { deleted: [path.path] });
         return reply.code(204).send();
       },
     );

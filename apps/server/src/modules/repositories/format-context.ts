@@ -6,6 +6,7 @@ import type {
   FormatFile,
   FormatPrincipal,
   FormatRepository,
+  PathsChange,
   UpstreamResponse,
 } from '../../formats/sdk/format.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
@@ -18,13 +19,26 @@ import {
   listArtifactsBelow,
   listChildren,
 } from './artifacts.queries.ts';
-import { changeProperties, deleteArtifacts, deployArtifact, resolveForRead } from './artifacts.service.ts';
+import {
+  changeProperties,
+  deleteArtifacts,
+  deployArtifact,
+  resolveForRead,
+  resolveTarget,
+} from './artifacts.service.ts';
 import { authorize, can, type RepositoriesContext } from './context.ts';
 import { mimeTypeOf } from './mime.ts';
 import { UpstreamError } from './remote.service.ts';
 import { RepoPath } from './repo-path.ts';
 import { findRepository, type RepoConfig } from './repositories.service.ts';
 import { sendArtifact } from './serve.ts';
+
+/** Who the server's own jobs act as (formats' `contexts(…, { system: true })`, `afterChange`): every permission, recorded as `_system`. */
+export const SYSTEM_PRINCIPAL: Principal = {
+  id: '00000000-0000-0000-0000-000000000000',
+  name: '_system',
+  admin: true,
+};
 
 const rows = new WeakMap<FormatFile, ArtifactRow>();
 const principals = new WeakMap<FormatPrincipal, Principal>();
@@ -281,4 +295,55 @@ export function createFormatContext(
     },
   };
   return self;
+}
+
+/**
+ * The core's side of `PackageFormat.afterChange`: after a delete, copy or move it committed outside
+ * the repository's format (a DELETE the format left to the core, `/api/copy`, `/api/move`), the format
+ * regenerates what it derives from stored files. Acts as the server; never fails the caller's
+ * operation (the format's error is logged).
+ */
+export async function notifyPathsChanged(
+  ctx: RepositoriesContext,
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  repoKey: string,
+  change: PathsChange,
+): Promise<void> {
+  try {
+    const { repo } = await resolveTarget(ctx, repoKey, SYSTEM_PRINCIPAL);
+    const format = ctx.formats.get(repo.packageType);
+    if (!format?.afterChange || repo.rclass === 'virtual') return;
+    await format.afterChange(createFormatContext(ctx, app, request, reply, repo, SYSTEM_PRINCIPAL), change);
+  } catch (err) {
+    ctx.log.error(
+      { repo: repoKey, err: (err as Error).message },
+      'format documents not regenerated after a delete, copy or move',
+    );
+  }
+}
+
+/** `notifyPathsChanged` for what a copy or move did (`[from, to]` as `key/path`): per repository, a move's sources deleted and the targets added. */
+export async function notifyCopiedOrMoved(
+  ctx: RepositoriesContext,
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  mode: 'copy' | 'move',
+  files: [string, string][],
+): Promise<void> {
+  const changes = new Map<string, { deleted: string[]; added: string[] }>();
+  const note = (keyPath: string, kind: 'deleted' | 'added') => {
+    const slash = keyPath.indexOf('/');
+    const key = keyPath.slice(0, slash);
+    const change = changes.get(key) ?? { deleted: [], added: [] };
+    changes.set(key, change);
+    change[kind].push(keyPath.slice(slash + 1));
+  };
+  for (const [from, to] of files) {
+    if (mode === 'move') note(from, 'deleted');
+    note(to, 'added');
+  }
+  for (const [key, change] of changes) await notifyPathsChanged(ctx, app, request, reply, key, change);
 }

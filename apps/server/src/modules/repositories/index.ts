@@ -6,7 +6,7 @@ import type { AccessModule } from '../access/index.ts';
 import { archiveRoutes } from './archive.routes.ts';
 import { registerArtifactRoutes } from './artifacts.routes.ts';
 import type { RepositoriesContext } from './context.ts';
-import { createFormatContext } from './format-context.ts';
+import { createFormatContext, SYSTEM_PRINCIPAL } from './format-context.ts';
 import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
 import { ensureDefaultRepository, findRepository, listRepositories } from './repositories.service.ts';
@@ -14,9 +14,6 @@ import { storageRoutes } from './storage.routes.ts';
 import { uiRoutes } from './ui.routes.ts';
 
 export type { RepositoriesContext } from './context.ts';
-
-/** Who the server's own jobs act as (formats' `contexts(…, { system: true })`): every permission, recorded as `_system`. */
-const SYSTEM_PRINCIPAL = { id: '00000000-0000-0000-0000-000000000000', name: '_system', admin: true };
 
 export { RepoPath } from './repo-path.ts';
 

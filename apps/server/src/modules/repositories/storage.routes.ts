@@ -18,6 +18,7 @@ import {
   parsePropertiesParam,
 } from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
+import { notifyCopiedOrMoved } from './format-context.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
 
@@ -146,7 +147,7 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
             response: { 200: copyMoveAnswerSchema },
           },
         },
-        async (request) => {
+        async (request, reply) => {
           const from = pathOf(request.params);
           const to = request.query.to.replace(/^\/+/, '');
           const slash = to.indexOf('/');
@@ -156,6 +157,7 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
           );
           const dry = request.query.dry === '1' || request.query.dry === 'true';
           const result = await copyOrMove(ctx, request.principal, mode, from, target, dry);
+          if (!dry) await notifyCopiedOrMoved(ctx, app, request, reply, mode, result.files);
           const verb = mode === 'copy' ? 'copying' : 'moving';
           return {
             messages: result.files.map(([a, b]) => ({
