@@ -1,6 +1,7 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BlobCache, BlobStore } from '../../platform/blobs/index.ts';
+import { type BlobCache, type BlobStore, pumpFile } from '../../platform/blobs/index.ts';
 import { DomainError } from '../../platform/http/errors.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { isActiveContent, mimeTypeOf } from './mime.ts';
@@ -92,6 +93,19 @@ export async function sendArtifact(
     return reply.code(200).send(whole);
   }
   const { blobs } = store;
+  if (blobs.openFile) {
+    // A local file: written straight to the socket through reused chunks (see pumpFile).
+    const { file } = await blobs.openFile(artifact.sha256);
+    const start = range?.start ?? 0;
+    const end = range?.end ?? size - 1;
+    if (range) reply.header('content-range', `bytes ${start}-${end}/${size}`);
+    reply.header('content-length', String(end - start + 1));
+    reply.code(range ? 206 : 200);
+    reply.hijack();
+    reply.raw.writeHead(reply.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
+    await pumpFile(reply.raw, file, start, end);
+    return reply;
+  }
   let stream: NodeJS.ReadableStream;
   if (range) {
     stream = await blobs.get(artifact.sha256, range);

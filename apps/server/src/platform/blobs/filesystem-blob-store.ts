@@ -114,6 +114,22 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
+  async openFile(sha256: string): Promise<{ file: FileHandle; size: number }> {
+    let file: FileHandle;
+    try {
+      file = await open(this.pathOf(sha256), 'r');
+    } catch (error) {
+      if (hasErrorCode(error, 'ENOENT')) throw new BlobNotFoundError(sha256);
+      throw error;
+    }
+    try {
+      return { file, size: (await file.stat()).size };
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+  }
+
   async delete(sha256: string): Promise<void> {
     try {
       await unlink(this.pathOf(sha256));

@@ -8,6 +8,7 @@ export { BLOB_CACHE_MAX_ENTRY_BYTES, BlobCache } from './blob-cache.ts';
 export { assertSha256, isSha256 } from './blob-path.ts';
 export { parseBlobStoreUrl, type S3Location } from './blob-store-url.ts';
 export { BlobNotFoundError, type ChecksumKind, ChecksumMismatchError } from './errors.ts';
+export { PUMP_CHUNK_BYTES, pumpFile } from './file-pump.ts';
 export type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums } from './types.ts';
 
 /**

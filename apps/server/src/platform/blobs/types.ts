@@ -1,3 +1,5 @@
+import type { FileHandle } from 'node:fs/promises';
+
 /** Checksums and size of a stored blob; every digest is lowercase hex. */
 export interface BlobInfo {
   sha256: string;
@@ -42,6 +44,11 @@ export interface BlobStore {
    * `end` past the last byte is clamped to it; a range starting past the end throws RangeError.
    */
   get(sha256: string, range?: ByteRange): Promise<NodeJS.ReadableStream>;
+  /**
+   * The blob as an open local file, for stores that keep files (the filesystem store); the caller
+   * closes it. Throws BlobNotFoundError when absent.
+   */
+  openFile?(sha256: string): Promise<{ file: FileHandle; size: number }>;
   /** Removes the blob; absent is fine. */
   delete(sha256: string): Promise<void>;
   /** Every stored sha256, in no particular order (for garbage collection). */
