@@ -327,4 +327,86 @@ describe('mvn against Granary (issue 7 acceptance, real processes on loopback)',
     expect(snapshotJar.equals(await jarOf(newest))).toBe(true);
     expect(snapshotJar.equals(await jarOf(older))).toBe(false);
   }, 600_000);
+
+  it('issue 7: after deletes in the tree browser, mvn resolves what is left through the regenerated metadata and fails cleanly on what went', async () => {
+    // A newer release, then the newest release and the newest snapshot build are deleted.
+    const lib = path.join(work, 'lib-release-2');
+    await writeProject(lib, {
+      groupId: 'org.granary.it',
+      artifactId: 'demo-lib',
+      version: '1.0.1',
+      build: 'release-two',
+      extra: distribution(main, 'libs-release', 'libs-snapshot'),
+    });
+    await mvn(lib, 'deploy');
+    const ga = 'org/granary/it/demo-lib';
+    const del = (url: string) => fetch(url, { method: 'DELETE', headers: { authorization: main.auth } });
+    expect((await del(`${main.url}/repository/libs-release/${ga}/1.0.1/`)).status).toBe(204);
+    const snapshotDir = `${main.url}/repository/libs-snapshot/${ga}/1.1.0-SNAPSHOT`;
+    const before = parseMetadata(
+      Buffer.from(await (await get(`${snapshotDir}/maven-metadata.xml`)).arrayBuffer()),
+    );
+    const [newest, older] = before.snapshotVersions.filter((v) => v.extension === 'jar').map((v) => v.value);
+    for (const ext of ['jar', 'pom'])
+      expect((await del(`${snapshotDir}/demo-lib-${newest}.${ext}`)).status).toBe(204);
+
+    const consumer = (
+      dependencies: string,
+    ) => `<repositories><repository><id>granary</id><url>${main.url}/repository/maven-virtual</url>
+      <releases><checksumPolicy>fail</checksumPolicy></releases>
+      <snapshots><enabled>true</enabled><checksumPolicy>fail</checksumPolicy></snapshots></repository></repositories>
+  <dependencies>${dependencies}</dependencies>`;
+    const dep = (v: string) =>
+      `<dependency><groupId>org.granary.it</groupId><artifactId>demo-lib</artifactId><version>${v}</version></dependency>`;
+    // A range resolves from maven-metadata.xml: a stale document would name the deleted 1.0.1.
+    const app = path.join(work, 'app-after-delete');
+    await writeProject(app, {
+      groupId: 'org.granary.it',
+      artifactId: 'app',
+      version: '1.0',
+      build: 'app',
+      extra: consumer(dep('[1.0.0,1.0.9]')),
+      source:
+        'package demo; public final class app { public static String all() { return demo.demolib.build(); } }\n',
+    });
+    expect((await mvn(app, 'compile')).stdout).toMatch(/BUILD SUCCESS/);
+    const m2 = path.join(app, '.m2', ga);
+    const served = async (url: string) => Buffer.from(await (await get(url)).arrayBuffer());
+    expect(
+      (await readFile(path.join(m2, '1.0.0/demo-lib-1.0.0.jar'))).equals(
+        await served(`${main.url}/repository/libs-release/${ga}/1.0.0/demo-lib-1.0.0.jar`),
+      ),
+    ).toBe(true);
+
+    // The snapshot now resolves to the build left.
+    const snap = path.join(work, 'app-snapshot-after-delete');
+    await writeProject(snap, {
+      groupId: 'org.granary.it',
+      artifactId: 'app',
+      version: '1.0',
+      build: 'app',
+      extra: consumer(dep('1.1.0-SNAPSHOT')),
+      source:
+        'package demo; public final class app { public static String all() { return demo.demolib.build(); } }\n',
+    });
+    await mvn(snap, 'compile');
+    const jar = await readFile(path.join(snap, '.m2', ga, '1.1.0-SNAPSHOT/demo-lib-1.1.0-SNAPSHOT.jar'));
+    expect(jar.equals(await served(`${snapshotDir}/demo-lib-${older}.jar`))).toBe(true);
+
+    // The deleted release itself fails with Maven's own "could not find" (no checksum or parse error).
+    await writeProject(snap, {
+      groupId: 'org.granary.it',
+      artifactId: 'app',
+      version: '1.0',
+      build: 'app',
+      extra: consumer(dep('1.0.1')),
+      source:
+        'package demo; public final class app { public static String all() { return demo.demolib.build(); } }\n',
+    });
+    const out = await fails(mvn(snap, 'compile'));
+    expect(out).toMatch(
+      /Could not find artifact org\.granary\.it:demo-lib:jar:1\.0\.1|demo-lib:jar:1\.0\.1 .*not found|could not be resolved/i,
+    );
+    expect(out).not.toMatch(/checksum/i);
+  }, 600_000);
 });
