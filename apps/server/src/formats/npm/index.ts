@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import semver from 'semver';
 import type { FormatContext, FormatRequest, PackageFormat } from '../sdk/format.ts';
+import { npmAfterChange } from './after-change.ts';
 import { localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
 import { extractNpmMetadata } from './metadata.ts';
 import { escapeName, META_ROOT, type NpmPath, parseNpmPath } from './names.ts';
@@ -142,6 +143,7 @@ export const npmFormat: PackageFormat = {
     return m ? `${base}/${escapeName(m[1]!)}` : `${base}/${path}`;
   },
   isMetadataPath: (path) => path.startsWith(`${META_ROOT}/`),
+  afterChange: npmAfterChange,
   errorBody(error, reply) {
     if (error.status === 401 && /^Bearer\s/i.test(String(reply.request.headers.authorization ?? '')))
       reply.header('www-authenticate', 'Bearer realm="Granary"');
