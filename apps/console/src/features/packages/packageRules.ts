@@ -112,7 +112,8 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
-export const formatDate = (iso: string) => (iso ? new Date(iso).toLocaleString() : '');
+export const formatDate = (iso: string) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
 
 /**
  * The repositories filter follows the package type filter: its choices are the repositories of the chosen

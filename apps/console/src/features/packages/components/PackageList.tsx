@@ -122,7 +122,7 @@ export function PackageList() {
             render: (_, p) => p.repos?.map((r) => r.name).join(', ') || '—',
           },
           {
-            title: 'Latest version',
+            title: 'Latest',
             key: 'latest',
             render: (_, p) =>
               p.latestVersion ? <Link to={packagePath(p.id, p.latestVersion)}>{p.latestVersion}</Link> : '—',

@@ -210,11 +210,16 @@ export function VersionDetails({ packageId, versionId }: { packageId: string; ve
                       key: 'name',
                       render: (_, f) => (
                         <>
-                          {f.name} {f.lead && <Tag color="green">lead</Tag>}
+                          {f.name} {f.lead && <Tag color="#1f5f3a">lead</Tag>}
                         </>
                       ),
                     },
-                    { title: 'Size', key: 'size', align: 'right', render: (_, f) => formatBytes(f.size) },
+                    {
+                      title: 'Size',
+                      key: 'size',
+                      align: 'right',
+                      render: (_, f) => <span className="packages-nowrap">{formatBytes(f.size)}</span>,
+                    },
                     {
                       title: 'Checksums',
                       key: 'checksums',

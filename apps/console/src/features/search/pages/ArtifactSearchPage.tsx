@@ -6,8 +6,10 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Checkbox, Form, Input, Table, Tabs } from 'antd';
 import { Link, useSearchParams } from 'react-router';
+import { formatBytes, formatDate } from '../../packages/packageRules.ts';
 import { artifactSearchFromText, effectiveArtifactSearchKind } from '../artifactSearchRules.ts';
 import { artifactSearchQueryOptions, artifactSearchStatusQueryOptions } from '../queries.ts';
+import '../search.css';
 
 const LABELS: Record<ArtifactSearchKind, string> = {
   quick: 'Quick',
@@ -69,9 +71,12 @@ function requestOf(kind: ArtifactSearchKind, v: FormValues): ArtifactSearchReque
   return repos ? { ...req, repos } : req;
 }
 
-const FIELDS: Record<ArtifactSearchKind, { name: string; label: string; placeholder?: string }[]> = {
+const FIELDS: Record<
+  ArtifactSearchKind,
+  { name: string; label: string; placeholder?: string; width?: number }[]
+> = {
   quick: [{ name: 'query', label: 'File name', placeholder: 'lodash-*.tgz (* and ? wildcards)' }],
-  checksum: [{ name: 'checksum', label: 'Checksum', placeholder: 'SHA-256, SHA-1 or MD5' }],
+  checksum: [{ name: 'checksum', label: 'Checksum', placeholder: 'SHA-256, SHA-1 or MD5', width: 480 }],
   property: [{ name: 'properties', label: 'Properties', placeholder: 'key=value, key2=value*' }],
   gavc: [
     { name: 'groupId', label: 'Group ID' },
@@ -120,8 +125,8 @@ export function ArtifactSearchPage() {
   };
 
   return (
-    <div className="packages-page">
-      <h1 style={{ margin: 0, fontSize: 22 }}>Artifact search</h1>
+    <div className="artifact-search-page">
+      <h1>Artifact search</h1>
       <Tabs
         activeKey={kind}
         onChange={(k) => setParams(new URLSearchParams({ kind: k }))}
@@ -141,7 +146,7 @@ export function ArtifactSearchPage() {
       <Form key={`${kind}:${params.toString()}`} layout="inline" initialValues={values} onFinish={submit}>
         {FIELDS[kind].map((f) => (
           <Form.Item key={f.name} name={f.name} label={f.label}>
-            <Input placeholder={f.placeholder} style={{ width: 240 }} />
+            <Input placeholder={f.placeholder} style={{ width: f.width ?? 240 }} />
           </Form.Item>
         ))}
         {kind === 'archive' && (
@@ -192,8 +197,8 @@ export function ArtifactSearchPage() {
                 ]
               : []),
             { title: 'Path', key: 'path', render: (_, r) => `${r.repoKey}/${r.path}` },
-            { title: 'Size', dataIndex: 'size', key: 'size', align: 'right' },
-            { title: 'Modified', key: 'modified', render: (_, r) => new Date(r.modified).toLocaleString() },
+            { title: 'Size', key: 'size', align: 'right', render: (_, r) => formatBytes(r.size) },
+            { title: 'Modified', key: 'modified', render: (_, r) => formatDate(r.modified) },
           ]}
         />
       )}
