@@ -4,7 +4,15 @@ import { ANONYMOUS_BEARER_TOKEN } from '@granary/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FormatContext, FormatContextFactory } from '../sdk/format.ts';
 import { collectGarbage } from './gc.ts';
-import { MAX_MANIFEST_BYTES, MEDIA_TYPES, NAME_RE, OCI_CODES, OciError, requireSha256 } from './oci.ts';
+import {
+  MAX_MANIFEST_BYTES,
+  MEDIA_TYPES,
+  NAME_RE,
+  OCI_CODES,
+  OciError,
+  requireSha256,
+  UPLOADS,
+} from './oci.ts';
 import {
   deleteManifest,
   findBlob,
@@ -15,6 +23,7 @@ import {
   listTags,
   storeBlob,
   storeManifest,
+  storeSpooledBlob,
 } from './store.ts';
 import { UploadSessions } from './uploads.ts';
 
@@ -293,28 +302,15 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
       body.resume();
       return uploadHeaders(reply, name, uuid, session.size).code(204).send();
     }
-    // The reserved partial file goes as the server (a pusher may lack delete permission).
-    const dropPartial = async () => {
-      const partial = session.partial;
-      if (!partial) return;
-      session.partial = undefined;
-      const system = await contexts(request, reply, dctx.repository.key, { system: true });
-      await system?.delete(partial.path).catch(() => 0);
-    };
-    /** A second chunk after a partial: the bytes so far move to the temp file, the rest appends there. */
+    /** A second chunk after a first one in the blob store: the bytes so far go to the temp file, the rest appends there. */
     const materialize = async () => {
       const partial = session.partial;
       if (!partial) return;
-      const file = await dctx.stat(partial.path);
-      if (!file) throw new OciError(404, 'BLOB_UPLOAD_UNKNOWN', `Upload '${uuid}' lost its bytes`);
       session.size = 0;
-      await uploads.append(session, await file.open());
-      await dropPartial();
+      session.partial = undefined;
+      await uploads.append(session, await partial.open());
     };
-    const close = async () => {
-      await dropPartial();
-      await uploads.close(session);
-    };
+    const close = () => uploads.close(session);
     if (request.method === 'DELETE') {
       body.resume();
       await uploads.serial(uuid, close);
@@ -323,13 +319,11 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
     if (request.method === 'PATCH') {
       await uploads.serial(uuid, async () => {
         if (session.size === 0 && !session.partial && !start) {
-          const path = `.oci-uploads/${uuid}`;
-          const file = await dctx.deploy(path, body, {
-            metadata: null,
+          const spooled = await dctx.spool(`${image}/${UPLOADS}/upload-${uuid}`, body, {
             expected: length !== undefined ? { size: length } : {},
           });
-          session.partial = { path, sha256: file.sha256 };
-          session.size = file.size;
+          session.partial = spooled;
+          session.size = spooled.size;
           session.touchedAt = Date.now();
           return;
         }
@@ -357,7 +351,7 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
                 'DIGEST_INVALID',
                 `The uploaded content is sha256:${session.partial.sha256}, not sha256:${hex}; nothing was stored`,
               );
-            await linkBlob(dctx, image, hex);
+            await storeSpooledBlob(dctx, image, hex, session.partial);
           } else await storeBlob(dctx, image, hex, uploads.read(session));
         } finally {
           await close();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import type { FormatContext, FormatFile } from '../sdk/format.ts';
+import type { FormatContext, FormatFile, SpooledBytes } from '../sdk/format.ts';
 import {
   type Descriptor,
   digestFile,
@@ -228,6 +228,21 @@ export async function storeBlob(dctx: FormatContext, image: string, hex: string,
         );
       throw err;
     }
+  });
+}
+
+/** Completes an upload whose bytes are already in the blob store (`FormatContext.spool`): one row, no copy. */
+export async function storeSpooledBlob(
+  dctx: FormatContext,
+  image: string,
+  hex: string,
+  spooled: SpooledBytes,
+): Promise<FormatFile> {
+  const path = blobPath(image, hex);
+  return dctx.withLock(`oci-blob:${hex}`, async () => {
+    const existing = await dctx.stat(path);
+    if (existing) return existing;
+    return dctx.deploy(path, Buffer.alloc(0), { spooled, expected: { sha256: hex }, metadata: null });
   });
 }
 

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { SpooledBytes } from '../sdk/format.ts';
 import { OciError } from './oci.ts';
 
 /** One blob upload in progress (spec "Pushing blobs": POST opens it, PATCH appends, PUT closes it). */
@@ -18,11 +19,11 @@ export interface UploadSession {
   /** bytes received so far */
   size: number;
   /**
-   * A first chunk streamed straight into the blob store under the reserved `.oci-uploads/{uuid}`
-   * (the usual case: skopeo and docker send a blob in one PATCH), so closing the upload costs no
-   * second write: the digest is checked against what the store computed.
+   * A first chunk streamed straight into the blob store (the usual case: skopeo and docker send a
+   * blob in one PATCH), so closing the upload costs no second write and one database row: the
+   * digest is checked against what the store computed.
    */
-  partial?: { path: string; sha256: string };
+  partial?: SpooledBytes;
   startedAt: number;
   touchedAt: number;
 }

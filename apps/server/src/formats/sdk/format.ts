@@ -105,6 +105,16 @@ export interface DeployOptions {
   regenerated?: boolean;
   /** store content already in the blob store by `expected.sha256` (no bytes read from `source`): a copy that costs no I/O, e.g. an OCI layer shared by tags */
   byChecksum?: boolean;
+  /** store bytes `spool` already put in the blob store (no bytes read from `source`, no second write) */
+  spooled?: SpooledBytes;
+}
+
+/** Bytes `FormatContext.spool` put in the blob store, not yet a file anywhere (e.g. an OCI upload in progress). */
+export interface SpooledBytes {
+  readonly sha256: string;
+  readonly size: number;
+  /** the bytes again (to append more to them, say) */
+  open(): Promise<Readable>;
 }
 
 /** What an upstream request answers (remote repositories). */
@@ -151,6 +161,16 @@ export interface FormatContext {
   listFiles(folder: string): Promise<FormatFile[]>;
   /** Deploys bytes (write permission, delete too when overwriting; virtual → default deployment repository). */
   deploy(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;
+  /**
+   * Stores bytes in the blob store, hashed and verified, without making them a file anywhere (write
+   * permission on `path`, where they are meant to go): an upload that a later request completes by
+   * deploying them with `spooled`, at the cost of one database write instead of a file to delete.
+   */
+  spool(
+    path: string,
+    source: Readable,
+    opts?: { expected?: DeployOptions['expected'] },
+  ): Promise<SpooledBytes>;
   /** Deletes a file or folder (delete permission); the number of files removed. */
   delete(path: string): Promise<number>;
   /** Replaces a stored file's properties (annotate permission). */

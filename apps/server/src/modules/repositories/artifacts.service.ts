@@ -80,6 +80,8 @@ export interface DeployInput {
   regenerated?: boolean;
   /** Package metadata the caller already parsed; otherwise the repository's format extracts it. */
   metadata?: PackageMetadata | null;
+  /** Bytes already in the blob store, hashed by the core (a format's `spool`): stored without reading `source`. */
+  stored?: { sha256: string; sha1: string; md5: string; size: number };
 }
 
 /** Where a PUT lands: the local repository itself, or a virtual repository's default deployment repository. */
@@ -137,7 +139,21 @@ export async function deployArtifact(
       throw new ConflictError(`'${p.path}' is a file in repository '${repo.key}'`);
 
   let blob: { sha256: string; sha1: string; md5: string; size: number };
-  if (input.byChecksum) {
+  if (input.stored) {
+    source.resume();
+    const { sha256, size } = input.expected;
+    if (
+      (sha256 && sha256.toLowerCase() !== input.stored.sha256) ||
+      (size !== undefined && size !== input.stored.size)
+    )
+      throw new ConflictError(
+        `Checksum mismatch: the client sent sha256 ${sha256} but the content's is ${input.stored.sha256}; nothing was stored`,
+        'CHECKSUM_MISMATCH',
+      );
+    if (!(await ctx.blobs.stat(input.stored.sha256)))
+      throw new NotFoundError('The uploaded bytes are gone: upload them again');
+    blob = input.stored;
+  } else if (input.byChecksum) {
     source.resume();
     const { sha256, sha1, md5 } = input.expected;
     if (!sha256 && !sha1 && !md5)

@@ -7,11 +7,13 @@ import type {
   FormatPrincipal,
   FormatRepository,
   PathsChange,
+  SpooledBytes,
   UpstreamResponse,
 } from '../../formats/sdk/format.ts';
+import { type BlobInfo, ChecksumMismatchError } from '../../platform/blobs/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { DomainError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { ConflictError, DomainError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
 import {
   type ArtifactRow,
   artifactsGeneration,
@@ -32,6 +34,9 @@ import { UpstreamError } from './remote.service.ts';
 import { RepoPath } from './repo-path.ts';
 import { findRepository, type RepoConfig } from './repositories.service.ts';
 import { sendArtifact } from './serve.ts';
+
+/** What `spool` stored, by the handle it gave the format: a format cannot forge checksums it did not get from the core. */
+const spooledBlobs = new WeakMap<SpooledBytes, BlobInfo>();
 
 /** Who the server's own jobs act as (formats' `contexts(…, { system: true })`, `afterChange`): every permission, recorded as `_system`. */
 export const SYSTEM_PRINCIPAL: Principal = {
@@ -192,10 +197,33 @@ export function createFormatContext(
           noOverwrite: opts.noOverwrite,
           regenerated: opts.regenerated,
           metadata: opts.metadata,
+          stored: opts.spooled ? spooledBlobs.get(opts.spooled) : undefined,
         },
         Buffer.isBuffer(source) ? Readable.from([source]) : source,
       );
       return toFormatFile(ctx, artifact);
+    },
+    async spool(path, source, opts = {}) {
+      const p = parse(path);
+      await authorize(ctx, principal, 'write', repo, p.path);
+      let info: BlobInfo;
+      try {
+        info = await ctx.blobs.put(source, opts.expected ?? {});
+      } catch (err) {
+        if (err instanceof ChecksumMismatchError)
+          throw new ConflictError(
+            `The upload does not match its announced ${err.checksum}: nothing was stored`,
+            'CHECKSUM_MISMATCH',
+          );
+        throw err;
+      }
+      const spooled: SpooledBytes = {
+        sha256: info.sha256,
+        size: info.size,
+        open: async () => Readable.from(await ctx.blobs.get(info.sha256)),
+      };
+      spooledBlobs.set(spooled, info);
+      return spooled;
     },
     delete: (path) => deleteArtifacts(ctx, principal, parse(path)),
     async setProperties(path, properties) {

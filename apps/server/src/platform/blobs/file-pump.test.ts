@@ -24,7 +24,11 @@ describe('pumpFile: large files written to the socket through reused chunks', ()
     server = http.createServer(async (req, res) => {
       const handle = await open(file, 'r');
       const fd = handle.fd;
-      handle.once('close', () => closedHandles.push(fd));
+      const close = handle.close.bind(handle);
+      handle.close = () => {
+        closedHandles.push(fd);
+        return close();
+      };
       const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
       const start = m ? Number(m[1]) : 0;
       const end = m ? Number(m[2]) : bytes.length - 1;

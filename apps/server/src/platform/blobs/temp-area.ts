@@ -1,10 +1,10 @@
 import { createHash, type Hash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ChecksumMismatchError } from './errors.ts';
+import { SyncingFileWriter } from './syncing-file-writer.ts';
 import type { BlobInfo, ExpectedChecksums } from './types.ts';
 
 /** Writes are batched up to this many bytes per `writev` while hashing continues. */
@@ -103,12 +103,8 @@ export class TempArea {
     await mkdir(this.dir, { recursive: true });
     const tempPath = join(this.dir, `${randomUUID()}.part`);
     this.inFlight.add(tempPath);
-    // `flush: true` fsyncs the file before it is closed; the pipeline settles only after the close.
-    const file = createWriteStream(tempPath, {
-      flags: 'wx',
-      flush: true,
-      highWaterMark: WRITE_BUFFER_BYTES,
-    });
+    // The file is fsynced before the stream finishes; the pipeline settles only after the close.
+    const file = new SyncingFileWriter(tempPath, WRITE_BUFFER_BYTES);
     try {
       const hasher = new HashingTransform(expected.size);
       await pipeline(source, hasher, file);
