@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ChecksumMismatchError } from './errors.ts';
+import { SideHashes } from './hash-pool.ts';
 import { SyncingFileWriter } from './syncing-file-writer.ts';
 import type { BlobInfo, ExpectedChecksums } from './types.ts';
 
@@ -16,11 +17,10 @@ export interface SpooledBlob {
   info: BlobInfo;
 }
 
-/** Hashes SHA-256, SHA-1 and MD5 of everything passing through, in the same pass. */
+/** Hashes SHA-256 here and SHA-1 and MD5 on the side (a worker for large inputs), in the same pass. */
 class HashingTransform extends Transform {
   private readonly sha256: Hash = createHash('sha256');
-  private readonly sha1: Hash = createHash('sha1');
-  private readonly md5: Hash = createHash('md5');
+  private readonly side = new SideHashes();
   private size = 0;
   private readonly maxSize: number | undefined;
 
@@ -37,18 +37,18 @@ class HashingTransform extends Transform {
       return;
     }
     this.sha256.update(chunk);
-    this.sha1.update(chunk);
-    this.md5.update(chunk);
-    callback(null, chunk);
+    this.side.update(chunk).then(() => callback(null, chunk), callback);
   }
 
-  result(): BlobInfo {
-    return {
-      sha256: this.sha256.digest('hex'),
-      sha1: this.sha1.digest('hex'),
-      md5: this.md5.digest('hex'),
-      size: this.size,
-    };
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // A stream that finished is destroyed too (autoDestroy): only a failure drops the side hashes.
+    if (error) this.side.abort();
+    callback(error);
+  }
+
+  async result(): Promise<BlobInfo> {
+    const { sha1, md5 } = await this.side.digest();
+    return { sha256: this.sha256.digest('hex'), sha1, md5, size: this.size };
   }
 }
 
@@ -108,7 +108,7 @@ export class TempArea {
     try {
       const hasher = new HashingTransform(expected.size);
       await pipeline(source, hasher, file);
-      const info = hasher.result();
+      const info = await hasher.result();
       verify(info, expected);
       return { tempPath, info };
     } catch (error) {
