@@ -296,13 +296,6 @@ export const artifactSearchAnswerSchema = z.object({
 });
 export type ArtifactSearchAnswer = z.infer<typeof artifactSearchAnswerSchema>;
 
-/**
- * `GET ui/artifactsearch/status`: what the artifact search can do here. spec 001 §4: archive search falls back
- * to quick search when archive indexing is not enabled.
- */
-export const artifactSearchStatusSchema = z.object({ archiveIndexing: z.boolean() });
-export type ArtifactSearchStatus = z.infer<typeof artifactSearchStatusSchema>;
-
 /** REST `/api/search/*` (DESIGN.md "Public REST API"). */
 export const restSearchAnswerSchema = z.object({
   results: z.array(z.object({ uri: z.string(), repo: z.string(), path: z.string() })),

@@ -2,10 +2,16 @@ import {
   type ArtifactSearchKind,
   type ArtifactSearchRequest,
   artifactSearchAnswerSchema,
-  artifactSearchStatusSchema,
 } from '@granary/contracts';
 import { queryOptions } from '@tanstack/react-query';
+import { z } from 'zod';
 import { api } from '../../shared/api/index.ts';
+
+/**
+ * The server's `GET ui/artifactsearch/status` answer (apps/server/src/modules/search), declared here rather
+ * than in the contracts package, which the login route loads whole.
+ */
+const artifactSearchStatusSchema = z.object({ archiveIndexing: z.boolean() });
 
 /** The console's artifact search (`POST ui/artifactsearch/{kind}`): only readable repositories answer. */
 export const artifactSearchQueryOptions = (kind: ArtifactSearchKind, request: ArtifactSearchRequest) =>

@@ -4,7 +4,6 @@ import {
   type ArtifactSearchAnswer,
   artifactSearchAnswerSchema,
   artifactSearchRequestSchema,
-  artifactSearchStatusSchema,
   restArchiveSearchAnswerSchema,
   restSearchAnswerSchema,
 } from '@granary/contracts';
@@ -16,6 +15,11 @@ import type { RepositoriesContext } from '../repositories/context.ts';
 import { ArtifactSearch } from './search.service.ts';
 
 const tags = ['search'];
+/**
+ * `GET ui/artifactsearch/status` (spec 001 §4: archive search falls back to quick search when archive
+ * indexing is not enabled). Kept out of the contracts package, which the login route loads whole.
+ */
+const artifactSearchStatusSchema = z.object({ archiveIndexing: z.boolean() });
 const reposParam = z.string().max(4000).optional();
 const repoList = (repos: string | undefined) =>
   repos
