@@ -291,6 +291,8 @@ describe(`packages index and queries (${testEngine})`, () => {
       });
       expect(res.statusCode, res.body).toBe(201);
     }
+    // the reader's repository list is cached for a second (REPO_LIST_TTL_MS): new repositories show after it
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const all = names(await list({ r: ['npm-secret', 'npm-local'] }));
     expect(names(await list({ r: ['npm-all'] }))).toEqual(all);
     expect(names(await list({ r: ['npm-outer'] }))).toEqual(all);
