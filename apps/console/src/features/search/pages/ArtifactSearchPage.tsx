@@ -115,7 +115,12 @@ export function ArtifactSearchPage() {
   values.excludeInnerClasses =
     values.excludeInnerClasses === true || params.get('excludeInnerClasses') === 'true';
   const request = requestOf(kind, values);
-  const results = useQuery({ ...artifactSearchQueryOptions(kind, request ?? {}), enabled: request !== null });
+  // An archive search waits for the status: it may fall back to quick (spec 001 §4).
+  const kindKnown = requested !== 'archive' || !status.isPending;
+  const results = useQuery({
+    ...artifactSearchQueryOptions(kind, request ?? {}),
+    enabled: request !== null && kindKnown,
+  });
 
   const submit = (v: FormValues) => {
     const next = new URLSearchParams({ kind });
