@@ -19,6 +19,7 @@ const suffix = Date.now().toString(36);
 const PYPI_REPO = `e2e-pypi-${suffix}`;
 const DOCKER_REPO = `e2e-docker-${suffix}`;
 const MAVEN_REPO = `e2e-maven-${suffix}`;
+const PYPI_VIRTUAL = `e2e-pypi-all-${suffix}`;
 const PY_NAME = `e2e-pywidget-${suffix}`;
 const IMAGE = `e2e-images/app-${suffix}`;
 const GROUP = 'org.granary.e2e';
@@ -255,6 +256,11 @@ test.describe
           rclass: 'local',
           packageType,
         });
+      await apiCall(mainBaseURL(), admin(), 'PUT', `/api/repositories/${PYPI_VIRTUAL}`, {
+        rclass: 'virtual',
+        packageType: 'pypi',
+        repositories: [PYPI_REPO],
+      });
       // The three clients at once: the slowest (mvn) sets the time.
       await Promise.all([twineUpload(work), skopeoCopy(work), mvnDeploy(work)]);
     });
@@ -276,6 +282,11 @@ test.describe
       await page.locator('.ant-select-item-option[title="pypi"]').click();
       await page.keyboard.press('Escape');
       await expect(page.getByRole('link', { name: IMAGE, exact: true })).toHaveCount(0);
+      // A virtual repository in the repositories filter stands for its members.
+      await page.getByRole('combobox', { name: 'Repositories' }).click();
+      await page.locator(`.ant-select-item-option[title="${PYPI_VIRTUAL} (virtual)"]`).click();
+      await page.keyboard.press('Escape');
+      await expect(page).toHaveURL(new RegExp(`repo=${PYPI_VIRTUAL}`));
       const row = page.getByRole('row', { name: new RegExp(PY_NAME) });
       await expect(row).toContainText(PYPI_REPO);
       await saveScreenshot('packages-formats-list');

@@ -8,7 +8,7 @@ import { Readme } from './Readme.tsx';
 
 /** Issue 8: version details show the readme rendered by the console, sanitised. */
 describe('Readme', () => {
-  it('renders Markdown; raw HTML stays text and script links are dropped', async () => {
+  it('renders Markdown (headings two levels below the page title); raw HTML stays text and script links are dropped', async () => {
     server.use(
       http.get(apiUrl('packages/readme'), () =>
         HttpResponse.json({
@@ -22,7 +22,7 @@ describe('Readme', () => {
         <Readme repoKey="npm-local" path="widget/-/widget-1.0.0.tgz" />
       </QueryClientProvider>,
     );
-    expect(await screen.findByRole('heading', { level: 1, name: 'Widget' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { level: 3, name: 'Widget' })).toBeTruthy();
     expect(screen.getByText('well').tagName).toBe('STRONG');
     const readme = screen.getByTestId('readme');
     expect(readme.textContent).toContain('<script>window.pwned = true</script>');

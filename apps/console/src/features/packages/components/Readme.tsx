@@ -16,6 +16,12 @@ export function Readme({ repoKey, path }: { repoKey: string; path: string }) {
     <div className="packages-readme" data-testid="readme">
       <Markdown
         components={{
+          // The page has its own h1 (the package) and h2s: the readme's headings sit two levels below.
+          h1: ({ node: _node, ...props }) => <h3 {...props} />,
+          h2: ({ node: _node, ...props }) => <h4 {...props} />,
+          h3: ({ node: _node, ...props }) => <h5 {...props} />,
+          h4: ({ node: _node, ...props }) => <h6 {...props} />,
+          h5: ({ node: _node, ...props }) => <h6 {...props} />,
           a: ({ node: _node, ...props }) => (
             <a {...props} target="_blank" rel="noopener noreferrer nofollow" />
           ),
