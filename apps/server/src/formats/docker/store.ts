@@ -302,8 +302,7 @@ export async function storeManifest(
         `The manifest gives ${d.digest} a size of ${d.size} bytes; it has ${file.size}`,
       );
   };
-  for (const d of parsed.blobs) if (!isForeign(d)) await missing(d);
-  for (const d of parsed.manifests) await missing(d);
+  await Promise.all([...parsed.blobs.filter((d) => !isForeign(d)), ...parsed.manifests].map(missing));
 
   const properties: Record<string, string[]> = {
     'docker.manifest.digest': [`sha256:${hex}`],
@@ -349,13 +348,17 @@ export async function storeManifest(
     for (const entry of await dctx.list(folder))
       if (!entry.folder && entry.name.startsWith('sha256__') && !wanted.has(entry.name))
         await dctx.delete(`${folder}/${entry.name}`);
-    for (const [fileName, h] of wanted)
-      if (!(await dctx.stat(`${folder}/${fileName}`)))
+    // The tag's layer files, side by side (their rows are independent; the database orders them).
+    await Promise.all(
+      [...wanted].map(async ([fileName, h]) => {
+        if (await dctx.stat(`${folder}/${fileName}`)) return;
         await dctx.deploy(`${folder}/${fileName}`, Buffer.alloc(0), {
           byChecksum: true,
           expected: { sha256: h },
           metadata: null,
         });
+      }),
+    );
   });
   return { digest: `sha256:${hex}`, parsed };
 }
