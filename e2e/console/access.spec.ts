@@ -166,6 +166,7 @@ test.describe('access: login, admin users, logout', () => {
     await expect(page).toHaveURL(/\/ui\/login\?redirectTo=%2Fadmin%2Fartifactory%2Fuser_profile/);
     await signIn(page, 'admin', adminPassword());
     await expect(page.getByRole('heading', { level: 1, name: 'Edit Profile' })).toBeVisible();
+    await expect(page).toHaveTitle('Edit Profile - Granary');
     await page.getByLabel('Token description').fill('e2e laptop');
     await page.getByRole('button', { name: 'Generate and copy' }).click();
     await expect(page.getByText('Copied to clipboard')).toBeVisible();

@@ -114,6 +114,8 @@ test.describe
       await signInAsAdmin(page, `/repos/tree/General/${LOCAL}`);
       await expect(page.getByRole('heading', { level: 1, name: 'Artifacts' })).toBeVisible();
       await expect(page.getByRole('heading', { level: 2, name: LOCAL })).toBeVisible();
+      // spec 000 §2: the shell titles every page "{route title} - {server name}", this one too.
+      await expect(page).toHaveTitle('Artifacts - Granary');
 
       // Deploy: a 3 MiB file dropped into the dragger, uploaded with XHR progress.
       await actions(page).getByRole('button', { name: 'Deploy' }).click();

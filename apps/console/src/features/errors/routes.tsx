@@ -16,11 +16,11 @@ const page = (path: string, element: React.ReactNode, title?: string): RouteObje
 
 /** spec 000 §2: /404, /406/{requestId}, /500 (to / when entered directly), /authorization. */
 export const errorRoutes: RouteObject[] = [
-  page('404', <NotFoundPage />),
+  page('404', <NotFoundPage />, 'Page not found'),
   page('406/:requestId', <NotAcceptablePage />, 'Request not acceptable'),
   page('500', <ServerErrorPage />, 'Something went wrong'),
   page('authorization', <AuthorizationPage />, 'Not authorized'),
 ];
 
 /** Unknown paths go to 404 unless a route is registered for them. */
-export const notFoundRoute: RouteObject = page('*', <NotFoundPage />);
+export const notFoundRoute: RouteObject = page('*', <NotFoundPage />, 'Page not found');

@@ -6,5 +6,11 @@ const ProfilePage = lazy(() => import('./pages/ProfilePage.tsx').then((m) => ({ 
 
 /** spec 000 §2 user menu "Edit Profile": /admin/artifactory/user_profile, for every signed-in user. */
 export const profileRoutes: RouteObject[] = [
-  { path: 'admin/artifactory/user_profile', element: <ProfilePage />, errorElement: <RouteErrorBoundary /> },
+  {
+    path: 'admin/artifactory/user_profile',
+    element: <ProfilePage />,
+    errorElement: <RouteErrorBoundary />,
+    // The shell titles the page (spec 000 §2: "{route title} - {server name}").
+    handle: { title: 'Edit Profile' },
+  },
 ];

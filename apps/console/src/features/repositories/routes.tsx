@@ -13,5 +13,10 @@ const TreeBrowserPage = lazy(() =>
 export const repositoriesRoutes: RouteObject[] = [
   { path: 'repos', element: <Navigate to="/repos/tree/General" replace /> },
   { path: 'repos/tree', element: <Navigate to="/repos/tree/General" replace /> },
-  { path: 'repos/tree/General/*', element: <TreeBrowserPage />, errorElement: <RouteErrorBoundary /> },
+  {
+    path: 'repos/tree/General/*',
+    element: <TreeBrowserPage />,
+    errorElement: <RouteErrorBoundary />,
+    handle: { title: 'Artifacts' },
+  },
 ];

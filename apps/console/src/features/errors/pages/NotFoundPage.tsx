@@ -9,7 +9,6 @@ export function NotFoundPage() {
   const isUnknownPath = location.pathname !== '/404';
   return (
     <>
-      <title>Page not found - Granary</title>
       <Result
         status="404"
         title={<h1 className="result-heading">Page not found</h1>}

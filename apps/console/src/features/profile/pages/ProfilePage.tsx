@@ -38,7 +38,6 @@ export function ProfilePage() {
   const user = useQuery(currentUserQueryOptions());
   return (
     <Flex vertical gap="large">
-      <title>Edit Profile - Granary</title>
       <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
         Edit Profile
       </Typography.Title>

@@ -22,7 +22,6 @@ export function TreeBrowserPage() {
 
   return (
     <Flex vertical gap="middle">
-      <title>Artifacts - Granary</title>
       <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
         Artifacts
       </Typography.Title>
