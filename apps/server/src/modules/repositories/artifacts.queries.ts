@@ -1,4 +1,4 @@
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../platform/db/index.ts';
 import type { Executor } from '../../platform/events/index.ts';
 import { artifacts, repositories } from './repositories.schema.ts';
@@ -113,6 +113,21 @@ export async function listChildren(db: Db, repositoryId: string, folder: string)
   return rows
     .map((r) => ({ name: r.name, folder: r.folder === true || (r.folder as unknown) === 't' }))
     .sort((a, b) => (a.folder === b.folder ? (a.name < b.name ? -1 : 1) : a.folder ? -1 : 1));
+}
+
+/** The first of `paths` stored as a file in the repository, in one query (a deploy's parent folders). */
+export async function findFileAmong(
+  db: Executor,
+  repositoryId: string,
+  paths: string[],
+): Promise<string | undefined> {
+  if (paths.length === 0) return undefined;
+  const rows = await db
+    .select({ path: artifacts.path })
+    .from(artifacts)
+    .where(and(eq(artifacts.repositoryId, repositoryId), inArray(artifacts.path, paths)));
+  const found = new Set(rows.map((r) => r.path));
+  return paths.find((p) => found.has(p));
 }
 
 export async function folderExists(db: Executor, repositoryId: string, folder: string): Promise<boolean> {

@@ -96,6 +96,18 @@ describe(`artifacts at /repository/{key}/{path} (${testEngine})`, () => {
     expect(storage.statusCode).toBe(404);
   });
 
+  it('DESIGN Storage model: a file cannot become a folder, nor a folder a file (409, nothing stored)', async () => {
+    expect((await deploy('tree/a/leaf.txt', 'leaf')).statusCode).toBe(201);
+    const under = await deploy('tree/a/leaf.txt/deeper/x.txt', 'x');
+    expect(under.statusCode).toBe(409);
+    expect(under.json().errors[0].message).toContain("'tree/a/leaf.txt' is a file");
+    expect((await get('tree/a/leaf.txt/deeper/x.txt')).statusCode).toBe(404);
+    const over = await deploy('tree/a', 'a file where a folder is');
+    expect(over.statusCode).toBe(409);
+    expect(over.json().errors[0].message).toContain("'tree/a' is a folder");
+    expect((await get('tree/a/leaf.txt')).body).toBe('leaf');
+  });
+
   it('DESIGN Public REST API: X-Checksum-Deploy: true deploys stored content by checksum, 404 when unknown', async () => {
     const body = Buffer.from('content deployed once');
     expect((await deploy('a/first.bin', body)).statusCode).toBe(201);

@@ -17,6 +17,7 @@ import {
   findArtifact,
   findArtifactForRead,
   findByChecksum,
+  findFileAmong,
   folderExists,
   listArtifactsBelow,
   setArtifactProperties,
@@ -134,9 +135,10 @@ export async function deployArtifact(
   if (existing && !input.regenerated) await authorize(ctx, principal, 'delete', repo, path.path);
   if (await folderExists(ctx.db, repo.id, path.path))
     throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
-  for (let p = path.parent(); p && !p.isRoot; p = p.parent())
-    if (await findArtifact(ctx.db, repo.id, p.path))
-      throw new ConflictError(`'${p.path}' is a file in repository '${repo.key}'`);
+  const parents: string[] = [];
+  for (let p = path.parent(); p && !p.isRoot; p = p.parent()) parents.push(p.path);
+  const fileAbove = await findFileAmong(ctx.db, repo.id, parents);
+  if (fileAbove) throw new ConflictError(`'${fileAbove}' is a file in repository '${repo.key}'`);
 
   let blob: { sha256: string; sha1: string; md5: string; size: number };
   if (input.stored) {
