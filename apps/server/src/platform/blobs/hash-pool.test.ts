@@ -40,6 +40,12 @@ describe('SHA-1 and MD5 on the side (DESIGN Storage model: three checksums in on
     expect(got).toEqual(inputs.map(want));
   });
 
+  it('more large uploads at once than rings: the rest hash on their own thread, with the same digests', async () => {
+    const inputs = Array.from({ length: 12 }, () => [randomBytes(3 * INLINE_HASH_BYTES)]);
+    const got = await Promise.all(inputs.map((chunks) => hashAll(chunks)));
+    expect(got).toEqual(inputs.map(want));
+  });
+
   it('an aborted job leaves the worker serving the next one', async () => {
     const side = new SideHashes();
     await side.update(randomBytes(2 * INLINE_HASH_BYTES));

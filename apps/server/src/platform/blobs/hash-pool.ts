@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
@@ -36,7 +36,10 @@ export const INLINE_HASH_BYTES = 1024 * 1024;
 const RING_BYTES = 8 * 1024 * 1024;
 /** Rings kept for the next large uploads. */
 const RINGS_KEPT = 4;
+/** Large uploads hashed on workers at once; more hash on their own thread (memory stays bounded). */
+const MAX_RINGS_IN_USE = 8;
 const spareRings: SharedArrayBuffer[] = [];
+let ringsInUse = 0;
 
 interface Pending {
   inFlight: number;
@@ -95,6 +98,8 @@ export class SideHashes {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private worker: HashWorker | undefined;
+  /** hashes kept on this thread: a large upload while every ring is in use */
+  private inline: { sha1: Hash; md5: Hash } | undefined;
   private ring: SharedArrayBuffer | undefined;
   private ringView: Uint8Array | undefined;
   /** where the next bytes go in the ring */
@@ -103,10 +108,25 @@ export class SideHashes {
 
   /** Resolves at once, or when the worker has caught up enough to take more. */
   async update(chunk: Buffer): Promise<void> {
+    if (this.inline) {
+      this.inline.sha1.update(chunk);
+      this.inline.md5.update(chunk);
+      return;
+    }
     if (!this.worker) {
       this.held.push(chunk);
       this.heldBytes += chunk.length;
       if (this.heldBytes <= INLINE_HASH_BYTES) return;
+      if (ringsInUse >= MAX_RINGS_IN_USE) {
+        this.inline = { sha1: createHash('sha1'), md5: createHash('md5') };
+        for (const c of this.held) {
+          this.inline.sha1.update(c);
+          this.inline.md5.update(c);
+        }
+        this.held = [];
+        return;
+      }
+      ringsInUse += 1;
       this.worker = pickWorker();
       this.ring = spareRings.pop() ?? new SharedArrayBuffer(RING_BYTES);
       this.ringView = new Uint8Array(this.ring);
@@ -152,6 +172,7 @@ export class SideHashes {
   }
 
   async digest(): Promise<{ sha1: string; md5: string }> {
+    if (this.inline) return { sha1: this.inline.sha1.digest('hex'), md5: this.inline.md5.digest('hex') };
     if (!this.worker) {
       const sha1 = createHash('sha1');
       const md5 = createHash('md5');
@@ -176,6 +197,7 @@ export class SideHashes {
 
   private releaseRing(): void {
     if (this.ring && spareRings.length < RINGS_KEPT) spareRings.push(this.ring);
+    if (this.ring) ringsInUse -= 1;
     this.ring = undefined;
     this.ringView = undefined;
   }
@@ -185,6 +207,7 @@ export class SideHashes {
     this.held = [];
     if (this.worker?.jobs.delete(this.id)) this.worker.post({ id: this.id, abort: true });
     // The worker may still be reading it: this ring is not reused.
+    if (this.ring) ringsInUse -= 1;
     this.ring = undefined;
     this.ringView = undefined;
   }
