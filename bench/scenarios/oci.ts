@@ -71,6 +71,72 @@ async function timed(args: string[]): Promise<number> {
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 const range = (v: number[]) => `${Math.min(...v).toFixed(0)}–${Math.max(...v).toFixed(0)}`;
 
+/**
+ * DESIGN S7 "1 GiB upload": one blob pushed in a single PATCH with curl (as docker and skopeo send
+ * a layer), then closed with PUT, to each registry; MiB/s from first byte to the PUT's answer.
+ */
+async function bigUpload(
+  dir: string,
+  targets: { name: string; base: string; image: string; auth: string[] }[],
+): Promise<void> {
+  const GIB = 1024 * MB;
+  const file = path.join(dir, 'big.bin');
+  await exec('sh', ['-c', `head -c ${GIB} /dev/urandom > '${file}'`]);
+  const digest = (await exec('sha256sum', [file])).stdout.split(' ')[0]!;
+  console.log('\nS7 1 GiB blob upload (one streamed PATCH with curl, then PUT), MiB/s');
+  for (const t of targets) {
+    const start = process.hrtime.bigint();
+    const opened = await exec('curl', [
+      '-s',
+      '-i',
+      '-X',
+      'POST',
+      ...t.auth,
+      `${t.base}/v2/${t.image}/blobs/uploads/`,
+    ]);
+    const location = /^location:\s*(\S+)/im.exec(opened.stdout)?.[1];
+    if (!location) throw new Error(`${t.name}: no upload location\n${opened.stdout}`);
+    const upload = location.startsWith('http') ? location : `${t.base}${location}`;
+    const patched = await exec(
+      'curl',
+      [
+        '-s',
+        '-i',
+        '-X',
+        'PATCH',
+        ...t.auth,
+        '-H',
+        'content-type: application/octet-stream',
+        // -T streams the file (--data-binary would read 1 GiB into memory first).
+        '-T',
+        file,
+        upload,
+      ],
+      { maxBuffer: 16 * MB },
+    );
+    const next = /^location:\s*(\S+)/im.exec(patched.stdout)?.[1] ?? upload;
+    const close = next.startsWith('http') ? next : `${t.base}${next}`;
+    const sep = close.includes('?') ? '&' : '?';
+    const put = await exec('curl', [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '-X',
+      'PUT',
+      ...t.auth,
+      `${close}${sep}digest=sha256:${digest}`,
+    ]);
+    if (put.stdout !== '201') throw new Error(`${t.name}: closing the upload answered ${put.stdout}`);
+    const secs = Number(process.hrtime.bigint() - start) / 1e9;
+    console.log(
+      `  ${t.name.padEnd(16)} ${(1024 / secs).toFixed(0)} MiB/s (${secs.toFixed(2)} s)${t.name === 'granary' ? '  (must ≥ 250 MiB/s)' : ''}`,
+    );
+  }
+  await rm(file, { force: true });
+}
+
 export async function run(): Promise<void> {
   const which = await exec('sh', ['-c', 'command -v skopeo && command -v docker-registry']).catch(() => null);
   if (!which) {
@@ -131,6 +197,10 @@ export async function run(): Promise<void> {
         `  ${op}: granary ${median(g).toFixed(0)} ms (${range(g)}) · docker-registry ${median(r).toFixed(0)} ms (${range(r)}) · ratio ${ratio.toFixed(2)} (goal ≤ 1.0)`,
       );
     }
+    await bigUpload(dir, [
+      { name: 'granary', base: granary.url, image: 'docker-local/big', auth: ['-u', 'admin:bench-password'] },
+      { name: 'docker-registry', base: `http://${registry.host}`, image: 'library/big', auth: [] },
+    ]);
   } finally {
     await registry.stop();
     await granary.stop();
