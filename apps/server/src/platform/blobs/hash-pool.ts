@@ -34,6 +34,7 @@ parentPort.on('message', (m) => {
 /** Uploads up to this size hash on their own thread: a round trip to a worker costs more. */
 export const INLINE_HASH_BYTES = 1024 * 1024;
 const RING_BYTES = 8 * 1024 * 1024;
+const BATCH_BYTES = 1024 * 1024;
 /** Rings kept for the next large uploads. */
 const RINGS_KEPT = 4;
 /** Large uploads hashed on workers at once; more hash on their own thread (memory stays bounded). */
@@ -104,6 +105,9 @@ export class SideHashes {
   private ringView: Uint8Array | undefined;
   /** where the next bytes go in the ring */
   private head = 0;
+  /** bytes copied into the ring that the worker has not been told about yet */
+  private pendingStart = 0;
+  private pendingLength = 0;
   private readonly id = nextId++;
 
   /** Resolves at once, or when the worker has caught up enough to take more. */
@@ -146,13 +150,26 @@ export class SideHashes {
     while (offset < chunk.length) {
       const job = this.job();
       const length = Math.min(chunk.length - offset, RING_BYTES - this.head, RING_BYTES / 2);
-      while (job.inFlight + length > RING_BYTES) await this.drained(job);
+      while (job.inFlight + length > RING_BYTES) {
+        this.flush();
+        await this.drained(job);
+      }
       this.ringView!.set(chunk.subarray(offset, offset + length), this.head);
       job.inFlight += length;
-      this.worker!.post({ id: this.id, offset: this.head, length });
+      if (this.pendingLength === 0) this.pendingStart = this.head;
+      this.pendingLength += length;
       this.head = (this.head + length) % RING_BYTES;
+      // One message per MiB (not per socket chunk), and a range never runs past the ring's end.
+      if (this.head === 0 || this.pendingLength >= BATCH_BYTES) this.flush();
       offset += length;
     }
+  }
+
+  /** Hands the bytes copied since the last message to the worker. */
+  private flush(): void {
+    if (this.pendingLength === 0) return;
+    this.worker!.post({ id: this.id, offset: this.pendingStart, length: this.pendingLength });
+    this.pendingLength = 0;
   }
 
   private job(): Pending {
@@ -188,6 +205,7 @@ export class SideHashes {
       job.result = resolve;
       job.fail = reject;
     });
+    this.flush();
     this.worker.post({ id: this.id, end: true });
     const digests = await result;
     // Every piece is hashed once the digests are back: the ring can serve another upload.
