@@ -8,25 +8,23 @@ export function NotFoundPage() {
   const href = useHref(location.pathname);
   const isUnknownPath = location.pathname !== '/404';
   return (
-    <>
-      <Result
-        status="404"
-        title={<h1 className="result-heading">Page not found</h1>}
-        subTitle={
-          isUnknownPath ? (
-            <>
-              There is no page at <Typography.Text code>{href}</Typography.Text> in the console.
-            </>
-          ) : (
-            'The page you asked for does not exist.'
-          )
-        }
-        extra={
-          <Button type="primary" onClick={() => navigate('/')}>
-            Back to home
-          </Button>
-        }
-      />
-    </>
+    <Result
+      status="404"
+      title={<h1 className="result-heading">Page not found</h1>}
+      subTitle={
+        isUnknownPath ? (
+          <>
+            There is no page at <Typography.Text code>{href}</Typography.Text> in the console.
+          </>
+        ) : (
+          'The page you asked for does not exist.'
+        )
+      }
+      extra={
+        <Button type="primary" onClick={() => navigate('/')}>
+          Back to home
+        </Button>
+      }
+    />
   );
 }
