@@ -4,12 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SESSION_COOKIE } from '@granary/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  type ServerProcess,
-  startServerProcess,
-  waitForPing,
-} from '../../testing/server-process.ts';
+import { startTestServer, type TestServer } from '../../testing/server-process.ts';
 import { basicAuth } from '../../testing/test-app.ts';
 import { httpPublish } from './test-support.ts';
 
@@ -41,8 +36,8 @@ function npmEnv(home: string): NodeJS.ProcessEnv {
 
 describe('npm client acceptance (issue 6)', () => {
   let work: string;
-  let upstream: ServerProcess;
-  let main: ServerProcess;
+  let upstream: TestServer | undefined;
+  let main: TestServer | undefined;
   let up: string;
   let base: string;
   let registry: string;
@@ -90,15 +85,12 @@ describe('npm client acceptance (issue 6)', () => {
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(os.tmpdir(), 'granary-npm-client-'));
-    const [pu, pm] = await Promise.all([freePort(), freePort()]);
-    upstream = startServerProcess(path.join(work, 'upstream-home'), pu, { GRANARY_ADMIN_PASSWORD: PASSWORD });
-    main = startServerProcess(path.join(work, 'main-home'), pm, {
-      GRANARY_ADMIN_PASSWORD: PASSWORD,
-      GRANARY_OUTBOUND_ALLOWLIST: '127.0.0.1',
-    });
-    await Promise.all([waitForPing(pu, upstream, 120_000), waitForPing(pm, main, 120_000)]);
-    up = `http://127.0.0.1:${pu}`;
-    base = `http://127.0.0.1:${pm}`;
+    [upstream, main] = await Promise.all([
+      startTestServer(PASSWORD),
+      startTestServer(PASSWORD, { GRANARY_OUTBOUND_ALLOWLIST: '127.0.0.1' }),
+    ]);
+    up = upstream.url;
+    base = main.url;
     registry = `${base}/repository/npm/`;
 
     expect(
@@ -176,11 +168,7 @@ describe('npm client acceptance (issue 6)', () => {
   }, 240_000);
 
   afterAll(async () => {
-    for (const p of [main, upstream])
-      if (p && p.child.exitCode === null) {
-        p.child.kill('SIGTERM');
-        await p.exited;
-      }
+    await Promise.all([main?.stop(), upstream?.stop()]);
     if (work) await rm(work, { recursive: true, force: true });
   });
 

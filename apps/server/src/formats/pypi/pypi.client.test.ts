@@ -4,12 +4,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  type ServerProcess,
-  startServerProcess,
-  waitForPing,
-} from '../../testing/server-process.ts';
+import { startTestServer, type TestServer } from '../../testing/server-process.ts';
 import { makeWheel } from './test-dists.ts';
 
 /**
@@ -55,8 +50,7 @@ function run(cmd: string, args: string[], cwd: string): Promise<Run> {
 
 describe('pypi with the real twine and pip (two servers on loopback)', () => {
   let work: string;
-  const homes: string[] = [];
-  const procs: ServerProcess[] = [];
+  const servers: TestServer[] = [];
   let a: string;
   let b: string;
   const files: Record<string, { filename: string; path: string; bytes: Buffer }> = {};
@@ -109,18 +103,14 @@ describe('pypi with the real twine and pip (two servers on loopback)', () => {
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(os.tmpdir(), 'granary-pypi-client-'));
-    const [portA, portB] = [await freePort(), await freePort()];
-    for (const [port, env] of [
-      [portB, {}],
-      [portA, { GRANARY_OUTBOUND_ALLOWLIST: '127.0.0.1' }],
-    ] as const) {
-      const home = await mkdtemp(path.join(os.tmpdir(), 'granary-pypi-home-'));
-      homes.push(home);
-      procs.push(startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: PASSWORD, ...env }));
-    }
-    await Promise.all([waitForPing(portB, procs[0]!, 240_000), waitForPing(portA, procs[1]!, 240_000)]);
-    a = `http://127.0.0.1:${portA}`;
-    b = `http://127.0.0.1:${portB}`;
+    // B is the upstream of A's remote repository.
+    const [serverB, serverA] = await Promise.all([
+      startTestServer(PASSWORD),
+      startTestServer(PASSWORD, { GRANARY_OUTBOUND_ALLOWLIST: '127.0.0.1' }),
+    ]);
+    servers.push(serverB, serverA);
+    a = serverA.url;
+    b = serverB.url;
     const create = async (base: string, key: string, body: object) =>
       expect(
         (await api(base, 'PUT', `/api/repositories/${key}`, { packageType: 'pypi', ...body })).status,
@@ -171,11 +161,8 @@ describe('pypi with the real twine and pip (two servers on loopback)', () => {
   }, 300_000);
 
   afterAll(async () => {
-    for (const p of procs) {
-      p.child.kill('SIGTERM');
-      await p.exited;
-    }
-    for (const h of [...homes, work]) if (h) await rm(h, { recursive: true, force: true });
+    await Promise.all(servers.map((server) => server.stop()));
+    if (work) await rm(work, { recursive: true, force: true });
   });
 
   it('twine uploads a wheel and an sdist (built by python -m build) through the virtual repository to its local member', async () => {
