@@ -29,7 +29,6 @@ export interface GcReport {
 }
 
 const BLOB = new RegExp(`^(.+)/${UPLOADS}/sha256__([a-f0-9]{64})$`);
-const STALE_PARTIAL_MS = 25 * 60 * 60 * 1000;
 const TAG_FILE = /^(.+)\/([^/]+)\/(manifest\.json|list\.manifest\.json)$/;
 
 /** The digests (hex) a manifest's bytes reference: config, layers, child manifests. */
@@ -78,12 +77,6 @@ export async function collectGarbage(contexts: FormatContext[], opts: GcOptions)
       return set;
     };
     for (const file of files) {
-      if (file.path.startsWith('.oci-uploads/')) {
-        // A partial upload abandoned by its client (sessions live a day at most).
-        if (!opts.dryRun && now - file.modifiedAt.getTime() > STALE_PARTIAL_MS)
-          await ctx.delete(file.path).catch(() => 0);
-        continue;
-      }
       const blob = BLOB.exec(file.path);
       const tag = TAG_FILE.exec(file.path);
       const image = blob?.[1] ?? (tag && tag[2] !== UPLOADS ? tag[1] : undefined);

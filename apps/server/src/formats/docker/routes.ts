@@ -23,7 +23,6 @@ import {
   listTags,
   storeBlob,
   storeManifest,
-  storeSpooledBlob,
 } from './store.ts';
 import { UploadSessions } from './uploads.ts';
 
@@ -351,7 +350,7 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
                 'DIGEST_INVALID',
                 `The uploaded content is sha256:${session.partial.sha256}, not sha256:${hex}; nothing was stored`,
               );
-            await storeSpooledBlob(dctx, image, hex, session.partial);
+            await linkBlob(dctx, image, hex, session.partial);
           } else await storeBlob(dctx, image, hex, uploads.read(session));
         } finally {
           await close();

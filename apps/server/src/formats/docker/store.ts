@@ -231,29 +231,22 @@ export async function storeBlob(dctx: FormatContext, image: string, hex: string,
   });
 }
 
-/** Completes an upload whose bytes are already in the blob store (`FormatContext.spool`): one row, no copy. */
-export async function storeSpooledBlob(
+/**
+ * Links bytes already in the blob store into the image, no bytes copied: a cross-repository mount
+ * (found by digest), or an upload `FormatContext.spool` stored (`spooled`). One row.
+ */
+export async function linkBlob(
   dctx: FormatContext,
   image: string,
   hex: string,
-  spooled: SpooledBytes,
+  spooled?: SpooledBytes,
 ): Promise<FormatFile> {
   const path = blobPath(image, hex);
   return dctx.withLock(`oci-blob:${hex}`, async () => {
     const existing = await dctx.stat(path);
     if (existing) return existing;
-    return dctx.deploy(path, Buffer.alloc(0), { spooled, expected: { sha256: hex }, metadata: null });
-  });
-}
-
-/** Cross-repository mount: the blob (already in the blob store) is linked into the image, no bytes copied. */
-export async function linkBlob(dctx: FormatContext, image: string, hex: string): Promise<FormatFile> {
-  const path = blobPath(image, hex);
-  return dctx.withLock(`oci-blob:${hex}`, async () => {
-    const existing = await dctx.stat(path);
-    if (existing) return existing;
     return dctx.deploy(path, Buffer.alloc(0), {
-      byChecksum: true,
+      ...(spooled ? { spooled } : { byChecksum: true }),
       expected: { sha256: hex },
       metadata: null,
     });

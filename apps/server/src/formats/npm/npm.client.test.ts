@@ -360,22 +360,21 @@ describe('npm client acceptance (issue 6)', () => {
     expect(JSON.parse(found.stdout).map((o: { name: string }) => o.name)).toContain('acme-tool');
   }, 60_000);
 
-  it('npm login (legacy): name and password at the prompts, npm saves the token and whoami answers; npm logout revokes it', async () => {
-    const config = path.join(work, 'npmrc-legacy');
-    await writeFile(config, '');
-    const child = spawn(
+  /** `npm login` as an interactive process: its output so far, its exit, and a wait for a line. */
+  const npmLogin = (authType: 'legacy' | 'web', config: string, interactive: boolean) => {
+    const child: ChildProcess = spawn(
       'npm',
       [
         'login',
-        '--auth-type=legacy',
+        `--auth-type=${authType}`,
         '--userconfig',
         config,
         '--registry',
         registry,
         '--cache',
-        path.join(work, 'cache-legacy'),
+        path.join(work, `cache-${authType}`),
       ],
-      { cwd: work, env: npmEnv(work), stdio: ['pipe', 'pipe', 'pipe'] },
+      { cwd: work, env: npmEnv(work), stdio: [interactive ? 'pipe' : 'ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -385,11 +384,20 @@ describe('npm client acceptance (issue 6)', () => {
       out += d;
     });
     const exited = new Promise<number | null>((r) => child.on('exit', r));
-    const waitFor = async (re: RegExp) => {
-      const deadline = Date.now() + 20_000;
+    /** The first match of `re` in the output, waiting up to `ms`; fails the test when it never comes. */
+    const waitFor = async (re: RegExp, ms = 20_000) => {
+      const deadline = Date.now() + ms;
       while (!re.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(out).toMatch(re);
+      return re.exec(out)!;
     };
+    return { child, exited, waitFor, output: () => out };
+  };
+
+  it('npm login (legacy): name and password at the prompts, npm saves the token and whoami answers; npm logout revokes it', async () => {
+    const config = path.join(work, 'npmrc-legacy');
+    await writeFile(config, '');
+    const { child, exited, waitFor, output } = npmLogin('legacy', config, true);
     await waitFor(/Username:/i);
     child.stdin!.write('admin\n');
     await waitFor(/Password:/i);
@@ -403,7 +411,7 @@ describe('npm client acceptance (issue 6)', () => {
     ]);
     if (email) child.stdin!.write('admin@example.com\n');
     child.stdin!.end();
-    expect(await exited, out).toBe(0);
+    expect(await exited, output()).toBe(0);
     expect(await readFile(config, 'utf8')).toMatch(/:_authToken=/);
     expect((await ok(['whoami'], { config })).stdout.trim()).toBe('admin');
     // npm logout revokes the token on the server too
@@ -416,35 +424,8 @@ describe('npm client acceptance (issue 6)', () => {
   it('npm login (web): the user confirms in the console, npm saves the token and whoami answers', async () => {
     const config = path.join(work, 'npmrc-login');
     await writeFile(config, '');
-    const child: ChildProcess = spawn(
-      'npm',
-      [
-        'login',
-        '--auth-type=web',
-        '--userconfig',
-        config,
-        '--registry',
-        registry,
-        '--cache',
-        path.join(work, 'cache-login'),
-      ],
-      { cwd: work, env: npmEnv(work), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    child.stderr!.on('data', (d) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((r) => child.on('exit', r));
-    const deadline = Date.now() + 30_000;
-    let loginUrl: string | undefined;
-    while (!loginUrl && Date.now() < deadline) {
-      loginUrl = /(http:\/\/\S+\/ui\/login\/cli-registration\?session=\S+)/.exec(out)?.[1];
-      if (!loginUrl) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(loginUrl, out).toBeDefined();
+    const { exited, waitFor, output } = npmLogin('web', config, false);
+    const loginUrl = (await waitFor(/(http:\/\/\S+\/ui\/login\/cli-registration\?session=\S+)/, 30_000))[1];
     const session = new URL(loginUrl!).searchParams.get('session')!;
     const signIn = await fetch(`${base}/ui/api/v1/ui/auth/login`, {
       method: 'POST',
@@ -457,7 +438,7 @@ describe('npm client acceptance (issue 6)', () => {
       headers: { cookie, 'x-granary-csrf': '1' },
     });
     expect(confirm.status).toBe(204);
-    expect(await exited, out).toBe(0);
+    expect(await exited, output()).toBe(0);
     expect(await readFile(config, 'utf8')).toMatch(/:_authToken=/);
     expect((await ok(['whoami'], { config })).stdout.trim()).toBe('admin');
   }, 90_000);

@@ -149,7 +149,7 @@ export async function deployArtifact(
       (size !== undefined && size !== input.stored.size)
     )
       throw new ConflictError(
-        `Checksum mismatch: the client sent sha256 ${sha256} but the content's is ${input.stored.sha256}; nothing was stored`,
+        `Checksum mismatch: the client announced sha256 ${sha256 ?? '(none)'}, ${size ?? '?'} bytes; the content is sha256 ${input.stored.sha256}, ${input.stored.size} bytes; nothing was stored`,
         'CHECKSUM_MISMATCH',
       );
     if (!(await ctx.blobs.stat(input.stored.sha256)))
