@@ -18,6 +18,7 @@ import { registerPackages } from './modules/packages/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
 import { registerSearch } from './modules/search/index.ts';
 import { registerSystem } from './modules/system/index.ts';
+import { readNodeId } from './modules/system/nodes.service.ts';
 import { readVersion } from './modules/system/version.ts';
 import { BlobCache, type BlobStore, createBlobStore } from './platform/blobs/index.ts';
 import { type Database, openDatabase } from './platform/db/index.ts';
@@ -25,6 +26,7 @@ import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerRequestLog } from './platform/http/request-log.ts';
+import { Jobs } from './platform/jobs/index.ts';
 import { createLogging, type Logging } from './platform/logger/index.ts';
 import { createOutboundClient, type OutboundClient } from './platform/outbound/index.ts';
 
@@ -37,6 +39,8 @@ export interface Platform {
   blobCache: BlobCache;
   outbound: OutboundClient;
   logging: Logging;
+  /** Background work: the one place that runs recurring jobs. */
+  jobs: Jobs;
 }
 
 declare module 'fastify' {
@@ -108,11 +112,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     }).withTypeProvider<ZodTypeProvider>();
     const blobCache = new BlobCache(blobs, config.blobCacheBytes);
-    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging });
+    const jobs = new Jobs(database.db, readNodeId(config.home), logging.server.child({ component: 'jobs' }));
+    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging, jobs });
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });
     app.addHook('onClose', async () => {
+      await jobs.stop();
       for (const resource of opened.reverse()) await resource.close().catch(() => {});
       await logging.close();
     });
@@ -159,6 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       print: deps.print,
     });
     await app.ready();
+    await jobs.start();
     return app as unknown as FastifyInstance;
   } catch (err) {
     for (const resource of opened.reverse()) await resource.close().catch(() => {});

@@ -5,6 +5,7 @@ import type { Platform } from '../../app.ts';
 import type { AccessModule } from '../access/index.ts';
 import { FeatureFlags } from './features.service.ts';
 import { GeneralSettings } from './general.service.ts';
+import { jobsRoutes } from './jobs.routes.ts';
 import { LicenseService } from './license.service.ts';
 import { LoginConfigSettings } from './login-config.service.ts';
 import { NodeRegistry, readNodeId } from './nodes.service.ts';
@@ -74,7 +75,7 @@ export async function registerSystem(
   };
   app.decorate('system', services);
   await app.register(systemRoutes(services));
-  await services.nodes.start();
-  app.addHook('onClose', async () => services.nodes.stop());
+  await app.register(jobsRoutes(platform.jobs));
+  await services.nodes.start(platform.jobs);
   return services;
 }

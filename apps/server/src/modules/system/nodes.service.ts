@@ -10,6 +10,7 @@ import {
 } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
+import type { Jobs } from '../../platform/jobs/index.ts';
 import { listNodes, touchNode, upsertNode } from './system.queries.ts';
 
 /** This node's id: kept in `$GRANARY_HOME/node-id`, so a restarted node keeps its row. */
@@ -25,11 +26,10 @@ export function readNodeId(home: string): string {
 }
 
 /**
- * The nodes sharing this database. This node registers at start and beats every 10 s (a timer that
- * does not keep the process alive); a node silent for 30 s is Offline.
+ * The nodes sharing this database. This node registers at start and beats every 10 s (a `node` job
+ * of platform/jobs); a node silent for 30 s is Offline.
  */
 export class NodeRegistry {
-  private timer: NodeJS.Timeout | undefined;
   readonly startedAt: Date;
   constructor(
     private readonly db: Db,
@@ -40,21 +40,22 @@ export class NodeRegistry {
     this.startedAt = now();
   }
 
-  async start(intervalMs = NODE_HEARTBEAT_INTERVAL_MS): Promise<void> {
+  async start(jobs: Jobs, intervalMs = NODE_HEARTBEAT_INTERVAL_MS): Promise<void> {
     await upsertNode(this.db, { ...this.self, startedAt: this.startedAt, lastHeartbeatAt: this.now() });
-    this.timer = setInterval(() => {
-      this.beat().catch((err) => this.log.warn({ err }, 'node heartbeat failed'));
-    }, intervalMs);
-    this.timer.unref();
+    jobs.recurring({
+      name: 'system.node-heartbeat',
+      scope: 'node',
+      intervalMs,
+      run: () =>
+        this.beat().catch((err) => {
+          this.log.warn({ err }, 'node heartbeat failed');
+          throw err;
+        }),
+    });
   }
 
   beat(): Promise<void> {
     return touchNode(this.db, this.self.id, this.now());
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
   }
 
   async list(): Promise<NodeStatus[]> {

@@ -400,6 +400,8 @@ describe(`system: console start-up calls (${testEngine})`, () => {
         'PUT /ui/api/v1/system/onboarding',
         'PUT /ui/api/v1/ui/generalConfig/logo',
         'GET /ui/api/v1/system/status/nodes',
+        'GET /api/system/jobs',
+        'POST /api/system/jobs/:name/run',
       ].sort(),
     );
     for (const { method, url } of admin) {

@@ -7,3 +7,4 @@ export * from '../../modules/packages/packages.schema.ts';
 export * from '../../modules/repositories/repositories.schema.ts';
 export * from '../../modules/system/system.schema.ts';
 export * from '../events/events.schema.ts';
+export * from '../jobs/jobs.schema.ts';

@@ -1,0 +1,304 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Db } from '../db/index.ts';
+import { jobSchedules } from './jobs.schema.ts';
+
+/**
+ * How a recurring job is shared between nodes:
+ * - `cluster`: one run per interval across every node sharing the database, one node at a time
+ *   (the schedule and a lease live in `job_schedules`); for work on shared data (scrubs, GC, cleanup).
+ * - `node`: every node runs its own copy (a node's heartbeat, flushing its own in-memory counters).
+ */
+export type JobScope = 'cluster' | 'node';
+
+export interface JobRunContext {
+  /** Aborted when the server shuts down: a long job stops at its next check. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export interface RecurringJob {
+  /** Unique, e.g. `blobs.scrub`; shown in the admin endpoint. */
+  name: string;
+  intervalMs: number;
+  /** A random delay up to this added to each next run, so nodes started together do not beat together. */
+  jitterMs?: number;
+  scope: JobScope;
+  /**
+   * How long a claimed `cluster` run may take before another node may take it over (a node that
+   * died mid-run leaves a lease that lapses). Default: the interval, at least 10 minutes.
+   */
+  leaseMs?: number;
+  /** Runs once; what it returns (JSON) is kept as the job's last result. */
+  run(ctx: JobRunContext): Promise<unknown>;
+}
+
+export interface JobStatus {
+  name: string;
+  scope: JobScope;
+  intervalMs: number;
+  running: boolean;
+  nextRunAt: string | null;
+  lastStartedAt: string | null;
+  lastFinishedAt: string | null;
+  lastNode: string | null;
+  lastResult: unknown;
+  lastError: string | null;
+  runs: number;
+  failures: number;
+}
+
+/** A run asked for while the job is running (here or, for a cluster job, on another node). */
+export class JobBusyError extends Error {
+  constructor(readonly job: string) {
+    super(`Job ${job} is running`);
+  }
+}
+export class UnknownJobError extends Error {
+  constructor(readonly job: string) {
+    super(`No job named ${job}`);
+  }
+}
+
+interface Entry {
+  job: RecurringJob;
+  timer?: NodeJS.Timeout;
+  running?: Promise<unknown>;
+  /** For `node` jobs, whose state is this node's own. */
+  local: Omit<JobStatus, 'name' | 'scope' | 'intervalMs' | 'running'>;
+}
+
+/** Where a failing job's next try lands: the interval, but no later than a minute after a failure. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
+/** How often a node looks whether a cluster job is due (its own timer wakes it at the earliest). */
+const MAX_POLL_MS = 30_000;
+
+/**
+ * The one way to run background work (DESIGN.md "Events and jobs"). Recurring jobs are registered
+ * at boot, started once the server is ready, aborted and awaited when it closes. Nothing else in
+ * the server starts timers.
+ */
+export class Jobs {
+  private readonly entries = new Map<string, Entry>();
+  private readonly abort = new AbortController();
+  private started = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly nodeId: string,
+    private readonly log: Logger,
+  ) {}
+
+  recurring(job: RecurringJob): void {
+    if (this.entries.has(job.name)) throw new Error(`duplicate job ${job.name}`);
+    if (!(job.intervalMs > 0)) throw new Error(`job ${job.name}: interval must be positive`);
+    this.entries.set(job.name, {
+      job,
+      local: {
+        nextRunAt: null,
+        lastStartedAt: null,
+        lastFinishedAt: null,
+        lastNode: null,
+        lastResult: null,
+        lastError: null,
+        runs: 0,
+        failures: 0,
+      },
+    });
+    if (this.started) void this.startOne(this.entries.get(job.name)!);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const entry of this.entries.values()) await this.startOne(entry);
+  }
+
+  /** Stops scheduling, aborts running jobs and waits for them (at most `timeoutMs`). */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    this.started = false;
+    this.abort.abort();
+    const running: Promise<unknown>[] = [];
+    for (const entry of this.entries.values()) {
+      clearTimeout(entry.timer);
+      if (entry.running) running.push(entry.running.catch(() => {}));
+    }
+    if (running.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(running),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Runs a job now on this node and answers its result (the admin endpoint's "run now"). A cluster
+   * job is claimed first, so it never runs twice at once across nodes; its schedule moves on.
+   */
+  async runNow(name: string): Promise<unknown> {
+    const entry = this.entries.get(name);
+    if (!entry) throw new UnknownJobError(name);
+    if (entry.running) throw new JobBusyError(name);
+    if (entry.job.scope === 'cluster' && !(await this.claim(entry.job, true))) throw new JobBusyError(name);
+    return this.execute(entry);
+  }
+
+  async status(): Promise<JobStatus[]> {
+    const rows = await this.db.select().from(jobSchedules);
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+    return [...this.entries.values()]
+      .map(({ job, running, local }) => {
+        const base = { name: job.name, scope: job.scope, intervalMs: job.intervalMs };
+        const row = byName.get(job.name);
+        if (job.scope === 'node' || !row) return { ...base, running: Boolean(running), ...local };
+        return {
+          ...base,
+          running: Boolean(running) || Boolean(row.leaseUntil && row.leaseUntil.getTime() > Date.now()),
+          nextRunAt: iso(row.nextRunAt),
+          lastStartedAt: iso(row.lastStartedAt),
+          lastFinishedAt: iso(row.lastFinishedAt),
+          lastNode: row.lastNode,
+          lastResult: row.lastResult ?? null,
+          lastError: row.lastError,
+          runs: row.runs,
+          failures: row.failures,
+        };
+      })
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  private async startOne(entry: Entry): Promise<void> {
+    const { job } = entry;
+    if (job.scope === 'cluster') {
+      // The first node to know the job schedules its first run one interval from now.
+      await this.db
+        .insert(jobSchedules)
+        .values({
+          name: job.name,
+          nextRunAt: sql`now() + ${`${job.intervalMs + this.jitter(job)} milliseconds`}::interval`,
+        })
+        .onConflictDoNothing();
+      this.schedule(entry, Math.min(job.intervalMs, MAX_POLL_MS));
+    } else {
+      this.schedule(entry, job.intervalMs + this.jitter(job));
+    }
+  }
+
+  private jitter(job: RecurringJob): number {
+    return job.jitterMs ? Math.floor(Math.random() * job.jitterMs) : 0;
+  }
+
+  private schedule(entry: Entry, delayMs: number): void {
+    if (!this.started) return;
+    clearTimeout(entry.timer);
+    entry.local.nextRunAt = new Date(Date.now() + delayMs).toISOString();
+    entry.timer = setTimeout(() => void this.tick(entry), delayMs);
+    entry.timer.unref();
+  }
+
+  private async tick(entry: Entry): Promise<void> {
+    const { job } = entry;
+    let failed = false;
+    try {
+      if (entry.running) return;
+      if (job.scope === 'node' || (await this.claim(job, false))) await this.execute(entry);
+    } catch (err) {
+      failed = true;
+      if (!this.abort.signal.aborted) this.log.warn({ err, job: job.name }, 'job tick failed');
+    } finally {
+      const next =
+        job.scope === 'cluster'
+          ? Math.min(job.intervalMs, MAX_POLL_MS)
+          : failed || entry.local.failures > 0
+            ? Math.min(job.intervalMs, RETRY_AFTER_FAILURE_MS)
+            : job.intervalMs + this.jitter(job);
+      this.schedule(entry, next);
+    }
+  }
+
+  /** Takes the cluster-wide lease of a due job (or of any job not running, when `force`). */
+  private async claim(job: RecurringJob, force: boolean): Promise<boolean> {
+    const leaseMs = job.leaseMs ?? Math.max(job.intervalMs, 600_000);
+    const interval = (ms: number) => sql`${`${ms} milliseconds`}::interval`;
+    await this.db
+      .insert(jobSchedules)
+      .values({ name: job.name, nextRunAt: sql`now()` })
+      .onConflictDoNothing();
+    const due = force ? sql`true` : sql`${jobSchedules.nextRunAt} <= now()`;
+    const claimed = await this.db
+      .update(jobSchedules)
+      .set({
+        leaseUntil: sql`now() + ${interval(leaseMs)}`,
+        leaseOwner: this.nodeId,
+        nextRunAt: sql`now() + ${interval(job.intervalMs + this.jitter(job))}`,
+      })
+      .where(
+        sql`${jobSchedules.name} = ${job.name} and ${due} and (${jobSchedules.leaseUntil} is null or ${jobSchedules.leaseUntil} < now())`,
+      )
+      .returning({ name: jobSchedules.name });
+    return claimed.length > 0;
+  }
+
+  private async execute(entry: Entry): Promise<unknown> {
+    const { job } = entry;
+    const startedAt = new Date();
+    const log = this.log.child({ job: job.name });
+    const run = job.run({ signal: this.abort.signal, log });
+    entry.running = run;
+    try {
+      const result = (await run) ?? null;
+      await this.finish(entry, startedAt, { result });
+      return result;
+    } catch (err) {
+      log.error({ err }, 'job failed');
+      await this.finish(entry, startedAt, { error: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      entry.running = undefined;
+    }
+  }
+
+  private async finish(
+    entry: Entry,
+    startedAt: Date,
+    outcome: { result?: unknown; error?: string },
+  ): Promise<void> {
+    const { job, local } = entry;
+    const finishedAt = new Date();
+    const failed = outcome.error !== undefined;
+    local.lastStartedAt = startedAt.toISOString();
+    local.lastFinishedAt = finishedAt.toISOString();
+    local.lastNode = this.nodeId;
+    local.runs += 1;
+    local.failures = failed ? local.failures + 1 : 0;
+    if (failed) local.lastError = outcome.error ?? null;
+    else {
+      local.lastResult = outcome.result;
+      local.lastError = null;
+    }
+    if (job.scope !== 'cluster') return;
+    await this.db
+      .update(jobSchedules)
+      .set({
+        leaseUntil: null,
+        leaseOwner: null,
+        lastStartedAt: startedAt,
+        lastFinishedAt: finishedAt,
+        lastNode: this.nodeId,
+        runs: sql`${jobSchedules.runs} + 1`,
+        ...(failed
+          ? {
+              lastError: outcome.error,
+              failures: sql`${jobSchedules.failures} + 1`,
+              nextRunAt: sql`least(${jobSchedules.nextRunAt}, now() + ${`${RETRY_AFTER_FAILURE_MS} milliseconds`}::interval)`,
+            }
+          : { lastResult: outcome.result as object, lastError: null, failures: 0 }),
+      })
+      .where(eq(jobSchedules.name, job.name))
+      .catch((err) => this.log.warn({ err, job: job.name }, 'could not record a job run'));
+  }
+}
