@@ -1,3 +1,4 @@
+import { writePidFile } from './cli/pid-file.ts';
 import { ConfigError, loadConfig } from './config/index.ts';
 
 /** The process entry: read config, build, listen, and shut down gracefully on SIGTERM/SIGINT. */
@@ -14,6 +15,9 @@ async function main(): Promise<void> {
   }
   // Imported after the configuration is known good, so a bad setting fails fast and alone.
   const { buildApp } = await import('./app.ts');
+  const { startupWarnings } = await import('./modules/access/startup-warnings.ts');
+  // Before the database opens: `npm run granary` must not open the embedded database while we run.
+  writePidFile(config.home);
   const app = await buildApp(config);
   const log = app.granary.logging.server;
 
@@ -44,6 +48,10 @@ async function main(): Promise<void> {
     'Granary is serving',
   );
   process.stdout.write(`Granary is serving at ${address}/ui/\n`);
+  for (const warning of await startupWarnings(app.granary.database.db, config)) {
+    log.warn({ event: 'startup.warning' }, warning);
+    process.stdout.write(`Granary warning: ${warning}\n`);
+  }
 }
 
 main().catch((err) => {

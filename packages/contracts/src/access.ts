@@ -24,6 +24,11 @@ export const ANONYMOUS_USER = 'anonymous';
  * public image asks for one): the server treats it exactly as no credentials at all.
  */
 export const ANONYMOUS_BEARER_TOKEN = 'anonymous';
+/**
+ * The one-time code (TOTP) a user with two-step verification sends to create a token, fetch an API key
+ * or confirm a CLI sign-in (README "Users, sign-in and permissions"); npm sends its own `npm-otp`.
+ */
+export const OTP_HEADER = 'X-Granary-OTP';
 /** Query parameter of `POST ui/auth/login` (spec 000 §7). */
 export const REMEMBER_ME_QUERY = '_spring_security_remember_me';
 
@@ -41,6 +46,10 @@ export const AccessErrorCode = {
   /** Login answered mfaStatus ENROLL/VERIFY; the MFA step is not done yet. */
   MfaRequired: 'MFA_REQUIRED',
   InvalidOtp: 'INVALID_OTP',
+  /** The user has two-step verification: this call needs a fresh one-time code (`X-Granary-OTP`). */
+  OtpRequired: 'OTP_REQUIRED',
+  /** The user has two-step verification: HTTP Basic with the password is refused; use a token. */
+  MfaTokenRequired: 'MFA_TOKEN_REQUIRED',
   InvalidKey: 'INVALID_KEY',
   WeakPassword: 'WEAK_PASSWORD',
   SessionExpired: 'SESSION_EXPIRED',
@@ -94,6 +103,13 @@ export const ACCESS_MESSAGES = {
   lockedOut: 'Too many failed sign-in attempts. Try again later.',
   csrfMissing: `Missing ${CSRF_HEADER} header`,
   invalidOtp: 'Invalid one-time code',
+  /** Says "one-time password", which is what npm looks for before it prompts for a code. */
+  otpRequired:
+    'This user has two-step verification: enter a one-time password from the authenticator app (a code not used before)',
+  mfaTokenRequired:
+    'This user has two-step verification: clients sign in with an access token or API key, not the password',
+  changeOthersPassword:
+    'Only the user can change their own password here; administrators use the user settings',
   invalidResetKey: 'The reset link is invalid or has expired',
   forgotPasswordSent: 'If the user exists and has an email address, a reset link was sent',
   forgotPasswordNoMail:
@@ -201,6 +217,10 @@ export const userDataSchema = z.object({
   profileUpdatable: z.boolean(),
   requireProfilePassword: z.boolean(),
   requireProfileUnlock: z.boolean(),
+  /** The user has an authenticator: creating tokens and removing it need a one-time code. */
+  mfaEnrolled: z.boolean().optional(),
+  /** The first administrator still has the password generated at installation: the console nags until it changes. */
+  initialPasswordUnchanged: z.boolean().optional(),
 });
 export type UserData = z.infer<typeof userDataSchema>;
 
@@ -421,13 +441,23 @@ export type PermissionTargetWrite = z.infer<typeof permissionTargetWriteSchema>;
 // Access tokens (REST `/api/security/tokens`) and identity tokens (spec 000 §7)
 // ---------------------------------------------------------------------------------------------
 
-/** A token acts with its owner's rights (`user`), or as admin if the owner is one (`admin`). */
+/**
+ * A token acts with its owner's rights without admin rights (`user`), or as admin if the owner is one
+ * (`admin`); `applied-permissions/groups:g1,g2` keeps only those groups' permissions, and
+ * `granary/read-only`, `granary/repositories:k1,k2` narrow any of them (README "Token scopes").
+ */
 export const TOKEN_SCOPES = ['applied-permissions/user', 'applied-permissions/admin'] as const;
-export const tokenScopeSchema = z.enum(TOKEN_SCOPES);
+export const tokenScopeSchema = z
+  .string()
+  .max(1024)
+  .regex(
+    /^applied-permissions\/\S+( \S+)*$/,
+    'Scope starts with applied-permissions/… (space-separated items)',
+  );
 export const tokenCreateRequestSchema = z.strictObject({
   username: principalName.optional(),
   scope: tokenScopeSchema.optional(),
-  /** Seconds; 0 or absent = no expiry. */
+  /** Seconds; absent = the default expiry (setting `tokenDefaultExpirySecs`); 0 = never expires, said explicitly. */
   expires_in: z.number().int().min(0).optional(),
   description: z.string().max(1024).optional(),
 });
@@ -459,7 +489,7 @@ export const tokenListSchema = z.object({ tokens: z.array(tokenInfoSchema) });
 export const identityTokenRequestSchema = z.strictObject({
   description: z.string().max(1024).optional(),
   includeReferenceToken: z.boolean().optional(),
-  /** Seconds; 0 or absent = no expiry. */
+  /** Seconds; absent = the default expiry (setting `tokenDefaultExpirySecs`); 0 = never expires, said explicitly. */
   expiresIn: z.number().int().min(0).optional(),
 });
 export const identityTokenResponseSchema = z.object({
@@ -488,6 +518,11 @@ export const mailSettingsSchema = z.strictObject({
 });
 export type MailSettings = z.infer<typeof mailSettingsSchema>;
 
+/** Artifactory's default token expiry is a year (`default_token_expiration`); ours too. */
+export const DEFAULT_TOKEN_EXPIRY_SECS = 365 * 86_400;
+const tokenDefaultExpirySchema = z.number().int().min(0).default(DEFAULT_TOKEN_EXPIRY_SECS);
+const tokenMaxExpirySchema = z.number().int().min(0).default(0);
+
 const accountPortalUrlSchema = z.union([z.literal(''), z.url({ protocol: /^https?$/ })]).default('');
 
 export const securityConfigSchema = z.strictObject({
@@ -499,6 +534,10 @@ export const securityConfigSchema = z.strictObject({
   mail: mailSettingsSchema,
   /** The account portal `/user/my-jfrog-redirect` sends users to (spec 000 §2); '' = none. */
   accountPortalUrl: accountPortalUrlSchema,
+  /** Lifetime of a token created without `expires_in` (seconds, default 1 year); 0 = such tokens never expire. */
+  tokenDefaultExpirySecs: tokenDefaultExpirySchema,
+  /** Longest lifetime a non-admin may ask for (seconds); 0 = no limit, and non-admins may ask for `expires_in: 0`. */
+  tokenMaxExpirySecs: tokenMaxExpirySchema,
 });
 export type SecurityConfig = z.infer<typeof securityConfigSchema>;
 export const securityConfigPatchSchema = z.strictObject({
@@ -508,6 +547,8 @@ export const securityConfigPatchSchema = z.strictObject({
   passwordPolicy: passwordPolicySchema.partial().optional(),
   mail: mailSettingsSchema.partial().optional(),
   accountPortalUrl: accountPortalUrlSchema.optional(),
+  tokenDefaultExpirySecs: tokenDefaultExpirySchema.optional(),
+  tokenMaxExpirySecs: tokenMaxExpirySchema.optional(),
 });
 export type SecurityConfigPatch = z.infer<typeof securityConfigPatchSchema>;
 
@@ -699,9 +740,11 @@ export const userProfileUpdateSchema = z.strictObject({
 });
 export type UserProfileUpdate = z.infer<typeof userProfileUpdateSchema>;
 
-/** `POST auth/mfa/reset`: the user removes their own authenticator, with the current password. */
+/** `POST auth/mfa/reset`: the user removes their own authenticator, with the current password and a fresh code. */
 export const mfaSelfResetSchema = z.strictObject({
   password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+  /** A code from the authenticator being removed (required when one is enrolled). */
+  otp: z.string().max(16).optional(),
 });
 
 /**

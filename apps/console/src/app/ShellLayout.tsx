@@ -14,6 +14,7 @@ import {
   userMenuItems,
 } from '../shared/session/shellRules.ts';
 import { useIdleSessionCheck } from './guards.tsx';
+import { InitialPasswordNotice } from './InitialPasswordNotice.tsx';
 import { ShellLogo } from './ShellLogo.tsx';
 
 const SIDEBAR_TITLES: Record<SidebarName, string> = {
@@ -143,6 +144,7 @@ export function ShellLayout() {
           </Layout.Sider>
         )}
         <Layout className="shell-main">
+          <InitialPasswordNotice />
           <Layout.Content className="app-content" id="main">
             <Suspense fallback={<PageLoading />}>
               <Outlet />

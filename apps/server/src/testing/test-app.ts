@@ -42,6 +42,45 @@ export async function createTestDatabase(): Promise<Database & { url?: string }>
   return openDatabase({ pglite: (await (await template).clone()) as PGlite });
 }
 
+/**
+ * Two handles on one fresh database, as two nodes see it: each with its own connections and its own
+ * LISTEN channel (on PGlite, two handles on one embedded instance). The database goes when both are closed.
+ */
+export async function createTestDatabasePair(): Promise<[Database, Database]> {
+  let open = 2;
+  if (testDatabaseUrl) {
+    const first = await createTestDatabase();
+    const second = await openDatabase({ url: first.url!, poolSize: 4 });
+    const closeOne = async (database: Database) => {
+      await database.channel.close();
+      if (--open > 0) return;
+      await second.close();
+      await first.close();
+    };
+    return [
+      { ...first, close: () => closeOne(first) },
+      { ...second, close: () => closeOne(second) },
+    ];
+  }
+  template ??= (async () => {
+    const pglite = await bootPglite();
+    await (await openDatabase({ pglite })).migrate();
+    return pglite;
+  })();
+  const pglite = (await (await template).clone()) as PGlite;
+  const handle = async (): Promise<Database> => {
+    const database = await openDatabase({ pglite });
+    return {
+      ...database,
+      async close() {
+        await database.channel.close();
+        if (--open === 0) await database.close();
+      },
+    };
+  };
+  return [await handle(), await handle()];
+}
+
 export async function makeTempHome(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'granary-test-'));
 }
@@ -68,12 +107,19 @@ export interface TestApp {
 /** Builds the app exactly as production does, on a temp home and a fresh database. */
 export async function createTestApp(
   overrides: Partial<ConfigInput> = {},
-  opts: { home?: string; print?: (line: string) => void } = {},
+  opts: {
+    home?: string;
+    print?: (line: string) => void;
+    /** A database to use (closed with the app), e.g. one of `createTestDatabasePair()`. */
+    database?: Database;
+    /** The access clock (token expiry, credential cache): tests move it instead of sleeping. */
+    now?: () => number;
+  } = {},
 ): Promise<TestApp> {
   const home = opts.home ?? (await makeTempHome());
   const config = testConfig(home, overrides);
-  const database = await createTestDatabase();
-  const app = await buildApp(config, { database, print: opts.print ?? (() => {}) });
+  const database = opts.database ?? (await createTestDatabase());
+  const app = await buildApp(config, { database, print: opts.print ?? (() => {}), now: opts.now });
   return {
     app,
     home,

@@ -10,6 +10,7 @@ import {
   loginRelatedDataSchema,
   MFA_AUTHENTICATOR_GOOGLE,
   mfaEnrollResponseSchema,
+  OTP_HEADER,
   REMEMBER_ME_QUERY,
   type RegistrationRequest,
   registrationRequestSchema,
@@ -197,10 +198,13 @@ export const cliSessionQueryOptions = (session: string) =>
     retry: false,
   });
 
+/** Confirms a CLI sign-in; a user with an authenticator adds a fresh one-time code (issue 12 §2). */
 export function useConfirmCliSessionMutation() {
   return useMutation({
-    mutationFn: (session: string) =>
-      api.post(`access/cli-registration/${encodeURIComponent(session)}/confirm`),
+    mutationFn: ({ session, otp }: { session: string; otp?: string }) =>
+      api.post(`access/cli-registration/${encodeURIComponent(session)}/confirm`, undefined, undefined, {
+        headers: otp?.trim() ? { [OTP_HEADER]: otp.trim() } : {},
+      }),
   });
 }
 

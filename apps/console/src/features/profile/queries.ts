@@ -5,6 +5,7 @@ import {
   identityTokenResponseSchema,
   MFA_AUTHENTICATOR_GOOGLE,
   mfaEnrollResponseSchema,
+  OTP_HEADER,
   REAUTHENTICATION_HEADER,
   userApiKeyInfoSchema,
   userDataSchema,
@@ -15,14 +16,22 @@ import { currentUserQueryKey } from '../../shared/session/queries.ts';
 
 const enc = encodeURIComponent;
 
-/** spec 000 §7 `POST ui/userIdentifyToken/{name}` {description, includeReferenceToken, expiresIn}; reads reference_token. */
+/** The one-time code header of a user with an authenticator (issue 12 §2); nothing without a code. */
+const otpHeaders = (otp: string | undefined): Record<string, string> =>
+  otp?.trim() ? { [OTP_HEADER]: otp.trim() } : {};
+
+/**
+ * spec 000 §7 `POST ui/userIdentifyToken/{name}` {description, includeReferenceToken, expiresIn}; reads
+ * reference_token. A user with an authenticator adds a fresh one-time code.
+ */
 export function useIdentityTokenMutation() {
   return useMutation({
-    mutationFn: ({ name, description }: { name: string; description: string }) =>
+    mutationFn: ({ name, description, otp }: { name: string; description: string; otp?: string }) =>
       api.post(
         `ui/userIdentifyToken/${enc(name)}`,
         { description, includeReferenceToken: true },
         identityTokenResponseSchema,
+        { headers: otpHeaders(otp) },
       ),
   });
 }
@@ -77,11 +86,12 @@ export function useConfirmMfaMutation() {
   });
 }
 
-/** `POST auth/mfa/reset` {password}: the user removes their own authenticator (every user, with the password). */
+/** `POST auth/mfa/reset` {password, otp}: the user removes their own authenticator, with the password and a code from it. */
 export function useResetMfaMutation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (password: string) => api.post('auth/mfa/reset', { password }),
+    mutationFn: ({ password, otp }: { password: string; otp?: string }) =>
+      api.post('auth/mfa/reset', { password, ...(otp?.trim() ? { otp: otp.trim() } : {}) }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: currentUserQueryKey }),
   });
 }
@@ -110,9 +120,12 @@ export const apiKeyInfoQueryOptions = () =>
 export function useFetchApiKeyMutation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ name, password }: { name: string; password: string }) =>
+    mutationFn: ({ name, password, otp }: { name: string; password: string; otp?: string }) =>
       api.get(`apiKey/${enc(name)}`, apiKeyResponseSchema, {
-        headers: { [REAUTHENTICATION_HEADER]: `Basic ${basicCredentials(name, password)}` },
+        headers: {
+          [REAUTHENTICATION_HEADER]: `Basic ${basicCredentials(name, password)}`,
+          ...otpHeaders(otp),
+        },
       }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: apiKeyInfoKey }),
   });

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
-import { findUserByName, insertUserIfAbsent } from './access.queries.ts';
-import { hashPassword } from './crypto.ts';
+import { findUserByName, insertUserIfAbsent, type UserRow } from './access.queries.ts';
+import { hashPassword, sha256, verifyPassword } from './crypto.ts';
+import { readSetting, writeSetting } from './settings.queries.ts';
 
 export { CredentialCache } from './credential-cache.ts';
 export { ARGON2_PARAMS, hashPassword } from './crypto.ts';
@@ -32,6 +33,8 @@ export async function ensureFirstAdmin(
   });
   if (!created) return { created: false, generated: false };
   if (generated) {
+    const admin = await findUserByName(db, FIRST_ADMIN_NAME);
+    if (admin?.passwordHash) await rememberGeneratedPassword(db, admin);
     const file = path.join(opts.home, INITIAL_PASSWORD_FILE);
     await writeFile(file, `${password}\n`, { mode: 0o600 });
     await chmod(file, 0o600);
@@ -44,4 +47,45 @@ export async function ensureFirstAdmin(
     opts.log.info('created the first administrator with the password from GRANARY_ADMIN_PASSWORD');
   }
   return { created, generated };
+}
+
+/** Settings key of the generated first-admin password's fingerprint (a digest of its hash, not the hash). */
+const GENERATED_PASSWORD_KEY = 'first-admin-generated-password';
+
+async function rememberGeneratedPassword(db: Db, admin: UserRow): Promise<void> {
+  await writeSetting(db, GENERATED_PASSWORD_KEY, {
+    userId: admin.id,
+    hashDigest: sha256(admin.passwordHash!),
+  });
+}
+
+/**
+ * Whether `user` is the first administrator still signing in with the password generated at
+ * installation (issue 12 §23: start-up warns and the console nags until it changes). Any new
+ * password gives a new argon2 hash (a new salt), so comparing hashes says whether it changed.
+ */
+export async function initialAdminPasswordUnchanged(db: Db, user: UserRow): Promise<boolean> {
+  if (!user.passwordHash || user.name.toLowerCase() !== FIRST_ADMIN_NAME) return false;
+  const stored = (await readSetting(db, GENERATED_PASSWORD_KEY)) as
+    | { userId?: string; hashDigest?: string }
+    | undefined;
+  return stored?.userId === user.id && stored.hashDigest === sha256(user.passwordHash);
+}
+
+/**
+ * An installation made before the fingerprint existed: if `initial-admin-password` still opens the
+ * admin account, remember it as generated (one argon2 verification at start).
+ */
+export async function adoptInitialPasswordFile(db: Db, home: string): Promise<void> {
+  if (await readSetting(db, GENERATED_PASSWORD_KEY)) return;
+  const admin = await findUserByName(db, FIRST_ADMIN_NAME);
+  if (!admin?.passwordHash) return;
+  let password: string;
+  try {
+    password = (await readFile(path.join(home, INITIAL_PASSWORD_FILE), 'utf8')).trim();
+  } catch {
+    return;
+  }
+  if (password && (await verifyPassword(admin.passwordHash, password)))
+    await rememberGeneratedPassword(db, admin);
 }

@@ -386,7 +386,9 @@ describe(`self-service profile and API key (${testEngine})`, () => {
     expect(user.json().email).toBe('fixed@example.com');
   });
 
-  it('self-service MFA reset: a non-admin removes their own authenticator with their password', async () => {
+  // Updated for issue 12 §2: the reset used to need only the password (that was the bug); now it also
+  // needs a fresh code from the authenticator being removed.
+  it('self-service MFA reset: a non-admin removes their own authenticator with their password and a fresh code (issue 12 §2)', async () => {
     const enroll = await t.app.inject({ url: `${V1}/auth/mfa/enroll/GOOGLE`, headers: { cookie } });
     const secret = enroll.json().secret as string;
     const verified = await t.app.inject({
@@ -400,16 +402,22 @@ describe(`self-service profile and API key (${testEngine})`, () => {
       (await t.app.inject({ url: '/api/security/users/paul', headers: { authorization: ADMIN } })).json()
         .mfaEnabled;
     expect(await mfaOf()).toBe(true);
-    const reset = (password: string) =>
+    const reset = (password: string, otp?: string) =>
       t.app.inject({
         method: 'POST',
         url: `${V1}/auth/mfa/reset`,
         headers: { cookie, ...CSRF },
-        payload: { password },
+        payload: { password, ...(otp ? { otp } : {}) },
       });
     expect((await reset('wrong')).statusCode).toBe(401);
     expect(await mfaOf()).toBe(true);
-    expect((await reset(PW)).statusCode).toBe(204);
+    const passwordOnly = await reset(PW);
+    expect(passwordOnly.statusCode).toBe(401);
+    expect(passwordOnly.json().errors[0].code).toBe(AccessErrorCode.OtpRequired);
+    expect(await mfaOf()).toBe(true);
+    // The enrolment spent this 30-second step; the next step's code is fresh.
+    const next = await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
+    expect((await reset(PW, next)).statusCode).toBe(204);
     expect(await mfaOf()).toBe(false);
   });
 

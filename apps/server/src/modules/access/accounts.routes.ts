@@ -17,6 +17,7 @@ import {
   userProfileUpdateSchema,
 } from '@granary/contracts';
 import { z } from 'zod';
+import { readOtp } from './authentication.ts';
 import {
   cancelCliSession,
   confirmCliSession,
@@ -130,7 +131,7 @@ export function accountRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
       `${P}access/cli-registration/:session/confirm`,
       { config: { access: 'authenticated' }, schema: { tags: ['console auth'], params: session } },
       async (request, reply) => {
-        await confirmCliSession(ctx, meta(request), request.params.session);
+        await confirmCliSession(ctx, meta(request), request.params.session, readOtp(request));
         return reply.code(204).send();
       },
     );
@@ -159,7 +160,7 @@ export function accountRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
         schema: { tags: ['profile'], body: mfaSelfResetSchema },
       },
       async (request, reply) => {
-        await resetOwnMfa(ctx, meta(request), request.body.password);
+        await resetOwnMfa(ctx, meta(request), request.body.password, request.body.otp);
         return reply.code(204).send();
       },
     );
@@ -197,6 +198,7 @@ export function accountRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
           meta(request),
           request.params.username,
           Array.isArray(header) ? header[0] : header,
+          readOtp(request),
         );
       },
     );

@@ -17,6 +17,7 @@ import {
 } from '@granary/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { readOtp } from './authentication.ts';
 import { type AccessContext, requestMeta } from './context.ts';
 import { clearSessionCookie, readCookie, setSessionCookie } from './cookies.ts';
 import {
@@ -224,7 +225,9 @@ export function consoleAuthRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
         },
       },
       async (request) =>
-        createIdentityToken(ctx, requestMeta(request, ctx.baseUrl), request.params.name, request.body ?? {}),
+        createIdentityToken(ctx, requestMeta(request, ctx.baseUrl), request.params.name, request.body ?? {}, {
+          otp: readOtp(request),
+        }),
     );
   };
 }

@@ -3,6 +3,7 @@ import {
   AccessErrorCode,
   ANONYMOUS_BEARER_TOKEN,
   CSRF_HEADER,
+  OTP_HEADER,
   SESSION_COOKIE,
 } from '@granary/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -24,12 +25,23 @@ function parseBasic(header: string): { name: string; password: string } | null {
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** The one-time code a request carries for a step-up (issue 12 §2): `X-Granary-OTP`, or npm's `npm-otp`. */
+export function readOtp(request: FastifyRequest): string | undefined {
+  for (const name of [OTP_HEADER.toLowerCase(), 'npm-otp']) {
+    const value = request.headers[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first?.trim()) return first.trim();
+  }
+  return undefined;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const CSRF = CSRF_HEADER.toLowerCase();
 
 /**
  * Sets `request.principal` from, in order: HTTP Basic (password, or an access token as the
- * password), a Bearer access token, or the console session cookie. Wrong credentials are refused
+ * password; never the password of a user with an authenticator), a Bearer access token, or the
+ * console session cookie. Wrong credentials are refused
  * with 401 even where anonymous access would do, as the peers do, so a client never silently runs
  * as anonymous after a typo. A state-changing request authenticated by the session cookie must carry
  * the `X-Granary-CSRF` header (a cross-site form cannot set it), else 403.
@@ -78,10 +90,22 @@ export function registerAuthentication(app: FastifyInstance, ctx: AccessContext)
     }
     const check = await checkPassword(ctx, meta, basic.name, basic.password, 'basic');
     if (!check.ok) {
-      if (check.reason === 'locked') throw new LockedOutError();
+      if (check.reason === 'locked') throw new LockedOutError(check.until);
       if (check.reason === 'password expired')
         throw new UnauthorizedError(ACCESS_MESSAGES.credentialsExpired, AccessErrorCode.CredentialsExpired);
       throw new UnauthorizedError(ACCESS_MESSAGES.badCredentials, AccessErrorCode.BadCredentials);
+    }
+    // A user with an authenticator never works with the password alone (issue 12 §2): clients use
+    // an access token or API key (made with a one-time code), as Artifactory requires of MFA users.
+    if (check.user.mfaSecret) {
+      await ctx.audit.record({
+        action: 'auth.failure',
+        result: 'denied',
+        actor: check.user.name,
+        ...meta,
+        details: { method: 'basic', reason: 'password refused: two-step verification is on' },
+      });
+      throw new UnauthorizedError(ACCESS_MESSAGES.mfaTokenRequired, AccessErrorCode.MfaTokenRequired);
     }
     const principal = await principalOf(ctx.db, check.user, 'password');
     ctx.security.info({

@@ -23,8 +23,15 @@ import {
 } from './cli-registrations.queries.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
+import { requireFreshOtp } from './login.service.ts';
+import { assertWithinCaller, parseTokenScope, USER_SCOPE } from './token-scope.ts';
 import { insertToken } from './tokens.queries.ts';
 import { auditOf } from './users.service.ts';
+
+async function defaultExpiry(ctx: AccessContext): Promise<Date | null> {
+  const secs = (await ctx.settings.get()).tokenDefaultExpirySecs;
+  return secs > 0 ? new Date(Date.now() + secs * 1000) : null;
+}
 
 /** Letters a person reads without confusing them (no 0/O, 1/I/L). */
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -89,16 +96,25 @@ export async function describeCliSession(ctx: AccessContext, session: string): P
   };
 }
 
-/** `POST access/cli-registration/{session}/confirm`: the signed-in user lets the CLI act as them. */
+/**
+ * `POST access/cli-registration/{session}/confirm`: the signed-in user lets the CLI act as them. It
+ * mints a token, so a user with an authenticator adds a fresh code (`X-Granary-OTP`, issue 12 §2).
+ */
 export async function confirmCliSession(
   ctx: AccessContext,
   meta: RequestMeta,
   session: string,
+  otp?: string,
 ): Promise<void> {
   const caller = meta.principal;
   if (!caller) throw new ForbiddenError('Sign in first');
+  // The CLI gets a user-scoped token: a caller signed in with a narrower token cannot hand one out (issue 12 §18).
+  assertWithinCaller(caller, parseTokenScope(USER_SCOPE));
   const row = await live(ctx, session);
   if (row.confirmedAt) throw new CliSessionNotFoundError();
+  const user = await findUserById(ctx.db, caller.id);
+  if (!user) throw new ForbiddenError('Sign in first');
+  await requireFreshOtp(ctx, meta, user, otp, 'cli registration');
   if (!(await confirmCliRegistration(ctx.db, sha256(session), caller.id, new Date())))
     throw new CliSessionNotFoundError();
   await ctx.audit.record({ ...auditOf(meta), action: 'cli.session.confirm', result: 'success' });
@@ -117,8 +133,8 @@ export async function cancelCliSession(
 
 /**
  * `GET /api/security/cli-registrations/{session}` (public, the CLI polls): pending until confirmed; then,
- * exactly once, a new access token of the confirming user (their rights, no expiry, revocable in the
- * token list), and the session is gone. The token is made here, so it is never stored.
+ * exactly once, a new access token of the confirming user (their rights, the default expiry, revocable
+ * in the token list), and the session is gone. The token is made here, so it is never stored.
  */
 export async function pollCliSession(
   ctx: AccessContext,
@@ -137,7 +153,8 @@ export async function pollCliSession(
     kind: 'access',
     scope: TOKEN_SCOPES[0],
     description: `CLI registration${taken.client ? `: ${taken.client}` : ''}`,
-    expiresAt: null,
+    // The default token lifetime (issue 12 §2: a token never expires only when asked for).
+    expiresAt: await defaultExpiry(ctx),
   });
   await ctx.audit.record({
     ...auditOf(meta),

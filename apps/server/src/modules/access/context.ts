@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { Db } from '../../platform/db/index.ts';
+import type { Db, NotifyChannel } from '../../platform/db/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { Audit } from './audit.service.ts';
 import { CredentialCache } from './credential-cache.ts';
@@ -19,17 +20,57 @@ export interface AccessContext {
   baseUrl?: string;
   /** Bumped on every permission target, group or user change: the authorizer's cache key. */
   generation: { value: number };
+  /** The clock token expiry and the credential cache read (epoch ms); tests move it. */
+  now: () => number;
 }
 
-export function createAccessContext(db: Db, security: Logger, baseUrl?: string): AccessContext {
+export function createAccessContext(
+  db: Db,
+  security: Logger,
+  baseUrl?: string,
+  now: () => number = Date.now,
+): AccessContext {
   return {
     db,
     settings: new SecuritySettings(db),
     audit: new Audit(db, security),
-    credentials: new CredentialCache(),
+    credentials: new CredentialCache({ now }),
     security,
     baseUrl,
     generation: { value: 0 },
+    now,
+  };
+}
+
+const ACCESS_CHANNEL = 'granary_access';
+
+/**
+ * Shares cache invalidation with the other nodes on the database (LISTEN/NOTIFY): every
+ * `ctx.credentials.clear()` here is announced, and an announcement from another node (or a lost
+ * connection, after which one may have been missed) empties this node's credential cache, permission
+ * targets and security settings at once. Returns the function that stops listening.
+ */
+export async function shareAccessInvalidation(
+  ctx: AccessContext,
+  channel: NotifyChannel,
+): Promise<() => Promise<void>> {
+  const node = randomUUID();
+  const forget = () => {
+    ctx.generation.value += 1;
+    ctx.credentials.clearLocal();
+    ctx.settings.forget();
+  };
+  const unlisten = await channel.listen(ACCESS_CHANNEL, (from) => from !== node && forget(), forget);
+  ctx.credentials.onClear = () =>
+    channel.notify(ACCESS_CHANNEL, node).catch((err: Error) => {
+      ctx.security.error(
+        { event: 'access.invalidate.failure', err: err.message },
+        'could not tell the other nodes to drop cached credentials; they drop them within a minute',
+      );
+    });
+  return async () => {
+    ctx.credentials.onClear = undefined;
+    await unlisten();
   };
 }
 
@@ -93,7 +134,7 @@ export function logUntrustedBase(ctx: AccessContext, meta: RequestMeta, event: s
 }
 
 /** Something changed that permission answers depend on. */
-export function permissionsChanged(ctx: AccessContext): void {
+export function permissionsChanged(ctx: AccessContext): Promise<void> {
   ctx.generation.value += 1;
-  ctx.credentials.clear();
+  return ctx.credentials.clear();
 }

@@ -1,20 +1,35 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Principal } from '../../platform/http/access-control.ts';
 
+export interface CredentialCacheOptions {
+  ttlMs?: number;
+  maxEntries?: number;
+  /** The clock (epoch ms); tests move it instead of sleeping past a lifetime. */
+  now?: () => number;
+}
+
 /**
  * A short-lived cache of verified credentials under a keyed hash of the header, so a client's
  * hundreds of requests cost one argon2 verification (DESIGN.md "Access model"). The key is random
- * per process: nothing stored reveals a credential. Cleared on this node whenever a password
- * changes, a user is disabled or deleted, or a token is revoked; other nodes notice within `ttlMs`.
+ * per process: nothing stored reveals a credential. An entry never outlives the token it holds
+ * (`Principal.tokenExpiresAt`). `clear()` empties it whenever a password changes, a user is disabled
+ * or deleted, a token is revoked or permissions change, and tells the other nodes to do the same
+ * (`onClear`, wired to LISTEN/NOTIFY); their answer arrives through `clearLocal()`.
  */
 export class CredentialCache {
   private readonly key = randomBytes(32);
   private readonly entries = new Map<string, { principal: Principal; expires: number }>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  readonly now: () => number;
+  /** Tells the other nodes; set once at start. Must not reject. */
+  onClear: (() => Promise<void>) | undefined;
 
-  constructor(
-    private readonly ttlMs = 60_000,
-    private readonly maxEntries = 10_000,
-  ) {}
+  constructor(opts: CredentialCacheOptions = {}) {
+    this.ttlMs = opts.ttlMs ?? 60_000;
+    this.maxEntries = opts.maxEntries ?? 10_000;
+    this.now = opts.now ?? Date.now;
+  }
 
   private digest(credential: string): string {
     return createHmac('sha256', this.key).update(credential).digest('base64url');
@@ -24,7 +39,7 @@ export class CredentialCache {
     const k = this.digest(credential);
     const hit = this.entries.get(k);
     if (!hit) return undefined;
-    if (hit.expires < Date.now()) {
+    if (hit.expires <= this.now()) {
       this.entries.delete(k);
       return undefined;
     }
@@ -32,14 +47,24 @@ export class CredentialCache {
   }
 
   set(credential: string, principal: Principal): void {
+    const now = this.now();
+    const expires = Math.min(now + this.ttlMs, principal.tokenExpiresAt ?? Number.POSITIVE_INFINITY);
+    if (expires <= now) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(this.digest(credential), { principal, expires: Date.now() + this.ttlMs });
+    this.entries.set(this.digest(credential), { principal, expires });
   }
 
-  clear(): void {
+  /** Empties this node's cache at once and every other node's as soon as they hear; resolves once told. */
+  clear(): Promise<void> {
+    this.clearLocal();
+    return this.onClear?.() ?? Promise.resolve();
+  }
+
+  /** Empties this node's cache only (another node said so). */
+  clearLocal(): void {
     this.entries.clear();
   }
 }

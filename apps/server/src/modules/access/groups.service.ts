@@ -1,7 +1,7 @@
 import type { Group, GroupWrite } from '@granary/contracts';
 import { userNameSchema } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
-import { InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import { InvalidError, NotFoundError, validField } from '../../platform/http/errors.ts';
 import {
   deleteGroupRow,
   findGroupByName,
@@ -56,7 +56,7 @@ export async function putGroup(
   name: string,
   body: GroupWrite,
 ): Promise<{ created: boolean; group: Group }> {
-  userNameSchema.parse(name);
+  validField('name', userNameSchema, name);
   if (body.name && body.name.toLowerCase() !== name.toLowerCase())
     throw new InvalidError('The name in the body differs from the name in the path');
   let created = false;

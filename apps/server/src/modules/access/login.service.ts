@@ -9,24 +9,21 @@ import { generateSecret, generateURI, verify as verifyOtp } from 'otplib';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { DomainError, ForbiddenError, InvalidError, UnauthorizedError } from '../../platform/http/errors.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
+import { initialAdminPasswordUnchanged } from './access.service.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { spendVerification, verifyPassword } from './crypto.ts';
 import { isProjectAdmin } from './projects.service.ts';
 import { deleteSessionIfState } from './sessions.queries.ts';
 import { closeSession, openSession, resolveSession } from './sessions.service.ts';
-import {
-  accountKey,
-  addressKey,
-  clearThrottle,
-  lockedUntil,
-  recordFailure,
-  THROTTLE,
-} from './throttle.service.ts';
+import { clearSignInFailures, lockedUntil, recordSignInFailure, signInKeys } from './throttle.service.ts';
 import { auditOf, passwordIsExpired, principalOf } from './users.service.ts';
 
+/** 429 with `Retry-After`: the seconds until the lockout ends (issue 12 §23). */
 export class LockedOutError extends DomainError {
-  constructor() {
+  constructor(until?: Date | null) {
     super(429, AccessErrorCode.LockedOut, ACCESS_MESSAGES.lockedOut);
+    if (until)
+      this.headers = { 'retry-after': String(Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000))) };
   }
 }
 export class BadCredentialsError extends UnauthorizedError {
@@ -49,15 +46,18 @@ export class CredentialsExpiredError extends DomainError {
 
 export type PasswordCheck =
   | { ok: true; user: UserRow }
+  | { ok: false; reason: 'locked'; until: Date; user?: undefined }
   | {
       ok: false;
-      reason: 'locked' | 'bad credentials' | 'user disabled' | 'password expired';
+      reason: 'bad credentials' | 'user disabled' | 'password expired';
       user?: UserRow;
     };
 
 /**
- * Checks a name and password with brute-force throttling per account and per address. Unknown names
- * cost the same time and are throttled like known ones, so no answer reveals which names exist.
+ * Checks a name and password with brute-force throttling (throttle.service.ts: the address first,
+ * then the account). Unknown names cost the same time and are throttled like known ones, so no
+ * answer reveals which names exist. The audit names the claimed name as actor, unless `opts.actor`
+ * says who really asks (change-password by someone not signed in).
  */
 export async function checkPassword(
   ctx: AccessContext,
@@ -65,19 +65,21 @@ export async function checkPassword(
   name: string,
   password: string,
   channel: string,
+  opts: { actor?: string | null } = {},
 ): Promise<PasswordCheck> {
-  const keys = [accountKey(name), addressKey(meta.ip)];
-  if (await lockedUntil(ctx.db, keys)) {
+  const who = 'actor' in opts ? { actor: opts.actor ?? null, target: name } : { actor: name };
+  const until = await lockedUntil(ctx.db, signInKeys(name, meta.ip));
+  if (until) {
     await spendVerification(password);
     await ctx.audit.record({
       action: 'login.locked',
       result: 'denied',
-      actor: name,
+      ...who,
       ip: meta.ip,
       requestId: meta.requestId,
       details: { channel },
     });
-    return { ok: false, reason: 'locked' };
+    return { ok: false, reason: 'locked', until };
   }
   const user = await findUserByName(ctx.db, name);
   let verified = false;
@@ -85,14 +87,11 @@ export async function checkPassword(
   else await spendVerification(password);
   if (!user || !verified || user.disabled) {
     const reason = user && verified ? 'user disabled' : 'bad credentials';
-    const locked = await recordFailure(ctx.db, [
-      { key: accountKey(name), limit: THROTTLE.accountLimit },
-      { key: addressKey(meta.ip), limit: THROTTLE.addressLimit },
-    ]);
+    const locked = await recordSignInFailure(ctx.db, name, meta.ip);
     await ctx.audit.record({
       action: 'login.failure',
       result: 'failure',
-      actor: name,
+      ...who,
       ip: meta.ip,
       requestId: meta.requestId,
       details: { channel, reason },
@@ -101,18 +100,18 @@ export async function checkPassword(
       await ctx.audit.record({
         action: 'login.lockout',
         result: 'denied',
-        actor: name,
+        ...who,
         ip: meta.ip,
         requestId: meta.requestId,
       });
     return { ok: false, reason };
   }
-  await clearThrottle(ctx.db, accountKey(name));
+  await clearSignInFailures(ctx.db, name, meta.ip);
   if (passwordIsExpired(user, (await ctx.settings.get()).passwordPolicy)) {
     await ctx.audit.record({
       action: 'login.expired',
       result: 'denied',
-      actor: user.name,
+      ...('actor' in opts ? who : { actor: user.name }),
       ip: meta.ip,
       requestId: meta.requestId,
       details: { channel },
@@ -123,7 +122,7 @@ export async function checkPassword(
 }
 
 function throwFor(check: Exclude<PasswordCheck, { ok: true }>, expiredCode: string): never {
-  if (check.reason === 'locked') throw new LockedOutError();
+  if (check.reason === 'locked') throw new LockedOutError(check.until);
   if (check.reason === 'password expired') throw new CredentialsExpiredError(expiredCode);
   throw new BadCredentialsError();
 }
@@ -150,6 +149,8 @@ export async function userDataOf(
     profileUpdatable: user.profileUpdatable,
     requireProfilePassword: false,
     requireProfileUnlock: false,
+    mfaEnrolled: user.mfaSecret !== null,
+    initialPasswordUnchanged: await initialAdminPasswordUnchanged(ctx.db, user),
   };
 }
 
@@ -267,6 +268,11 @@ export async function enrollMfa(
 ) {
   const { user, pending } = await mfaSubject(ctx, principal, sessionToken);
   if (pending && user.mfaSecret) throw new ForbiddenError('Already enrolled: verify a code');
+  // Replacing an authenticator is removing it: that needs a code from the current one (issue 12 §2).
+  if (user.mfaSecret)
+    throw new ForbiddenError(
+      'An authenticator is already set up: remove it first (with a code from it), then set up the new one',
+    );
   const secret = generateSecret();
   await updateUserRow(ctx.db, user.id, { mfaPendingSecret: secret });
   return {
@@ -288,28 +294,26 @@ export async function verifyMfa(
   otp: string,
 ): Promise<SessionGrant | { userData: UserData; token?: undefined }> {
   const { user, pending } = await mfaSubject(ctx, meta.principal, sessionToken);
+  if (!pending && user.mfaSecret)
+    throw new ForbiddenError('An authenticator is already set up: remove it first (with a code from it)');
   const enrolling = pending ? !user.mfaSecret : true;
   const secret = enrolling ? user.mfaPendingSecret : user.mfaSecret;
   if (!secret) throw new InvalidError('Enrol first', AccessErrorCode.MfaRequired);
-  if (await lockedUntil(ctx.db, [accountKey(user.name)])) throw new LockedOutError();
-  const result = await verifyOtp({
-    secret,
-    token: otp,
-    epochTolerance: 30,
-    afterTimeStep: user.mfaLastStep ?? undefined,
-  }).catch(() => ({ valid: false as const }));
+  const until = await lockedUntil(ctx.db, signInKeys(user.name, meta.ip));
+  if (until) throw new LockedOutError(until);
+  const result = await checkOtp(secret, otp, user.mfaLastStep);
   if (!result.valid) {
-    const locked = await recordFailure(ctx.db, [
-      { key: accountKey(user.name), limit: THROTTLE.accountLimit },
-    ]);
+    const locked = await recordSignInFailure(ctx.db, user.name, meta.ip);
     await ctx.audit.record({ ...auditOf(meta), actor: user.name, action: 'mfa.failure', result: 'failure' });
     if (locked && pending) await deleteSessionIfState(ctx.db, pending.id, 'mfa');
     throw new InvalidError(ACCESS_MESSAGES.invalidOtp, AccessErrorCode.InvalidOtp);
   }
   await updateUserRow(ctx.db, user.id, {
-    mfaLastStep: (result as { timeStep?: number }).timeStep ?? Math.floor(Date.now() / 30_000),
+    mfaLastStep: result.timeStep,
     ...(enrolling ? { mfaSecret: secret, mfaPendingSecret: null } : {}),
   });
+  // From now on the password alone no longer signs this user in: forget cached Basic sign-ins.
+  if (enrolling) await ctx.credentials.clear();
   await ctx.audit.record({
     ...auditOf(meta),
     actor: user.name,
@@ -334,6 +338,60 @@ export async function verifyMfa(
     maxAgeSeconds: opened.maxAgeSeconds,
     userData: await userDataOf(ctx, user, 'NONE'),
   };
+}
+
+/** A TOTP check with ±1 step of drift that refuses the step last used (a code works once). */
+async function checkOtp(
+  secret: string,
+  otp: string,
+  lastStep: number | null,
+): Promise<{ valid: false } | { valid: true; timeStep: number }> {
+  if (!/^\d{6}$/.test(otp)) return { valid: false };
+  const result = await verifyOtp({
+    secret,
+    token: otp,
+    epochTolerance: 30,
+    afterTimeStep: lastStep ?? undefined,
+  }).catch(() => ({ valid: false as const }));
+  if (!result.valid) return { valid: false };
+  return {
+    valid: true,
+    timeStep: (result as { timeStep?: number }).timeStep ?? Math.floor(Date.now() / 30_000),
+  };
+}
+
+/**
+ * Step-up for a user with an authenticator (issue 12 §2): creating a token, fetching an API key,
+ * confirming a CLI sign-in or removing the authenticator needs a fresh one-time code, whatever
+ * the caller signed in with. No code: 401 OTP_REQUIRED (with `WWW-Authenticate: OTP`, which npm
+ * answers by asking for one); a wrong or reused code counts as a failed sign-in. A user without an
+ * authenticator passes.
+ */
+export async function requireFreshOtp(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  user: UserRow,
+  otp: string | undefined,
+  action: string,
+): Promise<void> {
+  if (!user.mfaSecret) return;
+  const audit = { ...auditOf(meta), target: user.name, details: { action } };
+  if (!otp) {
+    await ctx.audit.record({ ...audit, action: 'mfa.step-up', result: 'denied' });
+    const error = new UnauthorizedError(ACCESS_MESSAGES.otpRequired, AccessErrorCode.OtpRequired);
+    error.headers = { 'www-authenticate': 'OTP' };
+    throw error;
+  }
+  const until = await lockedUntil(ctx.db, signInKeys(user.name, meta.ip));
+  if (until) throw new LockedOutError(until);
+  const result = await checkOtp(user.mfaSecret, otp.trim(), user.mfaLastStep);
+  if (!result.valid) {
+    await recordSignInFailure(ctx.db, user.name, meta.ip);
+    await ctx.audit.record({ ...audit, action: 'mfa.step-up', result: 'failure' });
+    throw new UnauthorizedError(ACCESS_MESSAGES.invalidOtp, AccessErrorCode.InvalidOtp);
+  }
+  await updateUserRow(ctx.db, user.id, { mfaLastStep: result.timeStep });
+  await ctx.audit.record({ ...audit, action: 'mfa.step-up', result: 'success' });
 }
 
 /** An admin removes a user's authenticator (the user enrols again at the next sign-in if required). */

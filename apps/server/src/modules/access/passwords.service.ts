@@ -6,7 +6,7 @@ import {
   RESET_PASSWORD_PAGE,
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
-import { InvalidError } from '../../platform/http/errors.ts';
+import { ForbiddenError, InvalidError } from '../../platform/http/errors.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
 import { type AccessContext, logUntrustedBase, type RequestMeta } from './context.ts';
 import { hashPassword, randomSecret, sha256 } from './crypto.ts';
@@ -27,7 +27,7 @@ import {
   latestResetKeyAt,
 } from './passwords.queries.ts';
 import { deleteSessionsOfUser } from './sessions.queries.ts';
-import { accountKey, clearThrottle } from './throttle.service.ts';
+import { clearAccountLocks } from './throttle.service.ts';
 import { auditOf, checkPasswordPolicy } from './users.service.ts';
 
 /** A new reset mail for the same user is sent at most this often (the answer stays the same). */
@@ -191,7 +191,7 @@ export async function resetPassword(
     throw new InvalidResetKeyError();
   }
   ctx.credentials.clear();
-  await clearThrottle(ctx.db, accountKey(user.name));
+  await clearAccountLocks(ctx.db, user.name);
   await ctx.audit.record({ ...audit, actor: user.name, target: user.name, result: 'success' });
   return startSession(ctx, meta, (await findUserById(ctx.db, user.id))!, false);
 }
@@ -200,17 +200,30 @@ export async function resetPassword(
  * `POST changePassword?prefix=changePassword` (spec 000 §4): the current password proves the user
  * (an expired one is accepted: that is what this call is for), the new one must pass the policy and
  * differ from it; then the user is signed in with rememberMe false.
+ *
+ * Issue 12 §3: the screen serves a user whose password expired, who cannot sign in, so it stays
+ * public; but a caller signed in as someone else is refused before any password is checked (their
+ * guess never counts against the named user), and the audit names the real caller (the signed-in
+ * user, or nobody) and address, the named user only as target. A caller nobody knows is throttled
+ * like a sign-in: by address first, so one address cannot lock the named user out.
  */
 export async function changePassword(
   ctx: AccessContext,
   meta: RequestMeta,
   body: ChangePasswordRequest,
 ): Promise<SessionGrant> {
-  const audit = { ...auditOf(meta), actor: body.userName, target: body.userName, action: 'password.change' };
-  const check = await checkPassword(ctx, meta, body.userName, body.oldPassword, 'change-password');
+  const caller = meta.principal;
+  const audit = { ...auditOf(meta), target: body.userName, action: 'password.change' };
+  if (caller && caller.name.toLowerCase() !== body.userName.toLowerCase()) {
+    await ctx.audit.record({ ...audit, result: 'denied', details: { reason: 'not the signed-in user' } });
+    throw new ForbiddenError(ACCESS_MESSAGES.changeOthersPassword);
+  }
+  const check = await checkPassword(ctx, meta, body.userName, body.oldPassword, 'change-password', {
+    actor: caller?.name ?? null,
+  });
   if (!check.ok && check.reason !== 'password expired') {
     await ctx.audit.record({ ...audit, result: 'failure', details: { reason: check.reason } });
-    if (check.reason === 'locked') throw new LockedOutError();
+    if (check.reason === 'locked') throw new LockedOutError(check.until);
     throw new BadCredentialsError();
   }
   const user = check.user!;

@@ -12,7 +12,7 @@ import {
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import { InvalidError, NotFoundError, validField } from '../../platform/http/errors.ts';
 import { findGroupsByNames, findUsersByNames } from './access.queries.ts';
 import { antMatch } from './ant-pattern.ts';
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
@@ -71,13 +71,14 @@ export async function putPermissionTarget(
   name: string,
   body: PermissionTargetWrite,
 ): Promise<{ created: boolean; target: PermissionTarget }> {
+  validField('name', permissionTargetSchema.shape.name, name);
   if (body.name && body.name !== name)
     throw new InvalidError('The name in the body differs from the name in the path');
   const resources: Resources = {};
   for (const kind of RESOURCE_KINDS) if (body[kind]) resources[kind] = body[kind];
   await checkPrincipals(ctx.db, resources);
   const outcome = await upsertTarget(ctx.db, name, resources);
-  permissionsChanged(ctx);
+  await permissionsChanged(ctx);
   await ctx.audit.record({
     ...auditOf(meta),
     action: outcome === 'created' ? 'permission.create' : 'permission.update',
@@ -95,7 +96,7 @@ export async function deletePermissionTarget(
   const row = await findTargetByName(ctx.db, name);
   if (!row) throw new NotFoundError(`Permission target '${name}' not found`);
   await deleteTargetRow(ctx.db, row.id);
-  permissionsChanged(ctx);
+  await permissionsChanged(ctx);
   await ctx.audit.record({
     ...auditOf(meta),
     action: 'permission.delete',
@@ -183,16 +184,24 @@ export class Authorizer {
   }
 
   async can(principal: Principal | null, action: PermissionAction, ref: ResourceRef): Promise<boolean> {
+    const kind = ref.kind ?? 'repo';
+    // A scoped token's limits come first: they hold for an admin-scoped token too (issue 12 §18).
+    const scope = principal?.scope;
+    if (scope?.readOnly && action !== 'read') return false;
+    if (scope?.repositories && (kind !== 'repo' || !scope.repositories.includes(ref.key.toLowerCase())))
+      return false;
     if (principal?.admin) return true;
     if (!principal && !(await this.ctx.settings.get()).anonymousAccess) return false;
     const userName = (principal?.name ?? ANONYMOUS_USER).toLowerCase();
     const groupNames = new Set((principal?.groups ?? []).map((g) => g.toLowerCase()));
-    const kind = ref.kind ?? 'repo';
+    // A groups-scoped token has its groups' grants only, not those naming its owner.
+    const userGrants = !scope?.groupsOnly;
     for (const target of await this.currentTargets()) {
       const resource = target[kind];
       if (!resource || !resourceMatches(resource, ref)) continue;
-      for (const [name, actions] of Object.entries(resource.actions.users))
-        if (name.toLowerCase() === userName && grants(actions, action)) return true;
+      if (userGrants)
+        for (const [name, actions] of Object.entries(resource.actions.users))
+          if (name.toLowerCase() === userName && grants(actions, action)) return true;
       for (const [name, actions] of Object.entries(resource.actions.groups))
         if (groupNames.has(name.toLowerCase()) && grants(actions, action)) return true;
     }

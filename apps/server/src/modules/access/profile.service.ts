@@ -11,7 +11,7 @@ import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts
 import { findUserById, type UserRow, updateUserRow } from './access.queries.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
-import { checkPassword, LockedOutError, resetMfa, userDataOf } from './login.service.ts';
+import { checkPassword, LockedOutError, requireFreshOtp, resetMfa, userDataOf } from './login.service.ts';
 import { insertToken, liveTokensOfKind, revokeTokensOfKind } from './tokens.queries.ts';
 import { auditOf } from './users.service.ts';
 
@@ -34,7 +34,7 @@ async function reauthenticate(
   if (!user) throw new UnauthorizedError();
   const check = await checkPassword(ctx, meta, user.name, password, channel);
   if (check.ok || check.reason === 'password expired') return user;
-  if (check.reason === 'locked') throw new LockedOutError();
+  if (check.reason === 'locked') throw new LockedOutError(check.until);
   throw new UnauthorizedError(ACCESS_MESSAGES.wrongOldPassword, AccessErrorCode.BadCredentials);
 }
 
@@ -66,10 +66,26 @@ export async function updateOwnProfile(
   return userDataOf(ctx, (await findUserById(ctx.db, user.id))!, 'NONE');
 }
 
-/** `POST auth/mfa/reset` {password}: the user removes their own authenticator. */
-export async function resetOwnMfa(ctx: AccessContext, meta: RequestMeta, password: string): Promise<void> {
-  const user = await reauthenticate(ctx, meta, password, 'mfa-reset');
-  await resetMfa(ctx, meta, user);
+/**
+ * `POST auth/mfa/reset` {password, otp}: the user removes their own authenticator, with the password
+ * and a fresh code from that authenticator (issue 12 §2: the password alone is not two factors). A
+ * user who lost the authenticator asks an administrator (`DELETE /api/security/users/{name}/mfa`).
+ */
+export async function resetOwnMfa(
+  ctx: AccessContext,
+  meta: RequestMeta,
+  password: string,
+  otp: string | undefined,
+): Promise<void> {
+  const audit = { ...auditOf(meta), action: 'mfa.reset', target: meta.principal?.name ?? null };
+  try {
+    const user = await reauthenticate(ctx, meta, password, 'mfa-reset');
+    await requireFreshOtp(ctx, meta, user, otp, 'mfa reset');
+    await resetMfa(ctx, meta, user);
+  } catch (err) {
+    await ctx.audit.record({ ...audit, result: 'failure', details: { reason: (err as Error).message } });
+    throw err;
+  }
 }
 
 /** `GET ui/userApiKey`: whether the signed-in user has an API key (only its hash is kept, so never the key). */
@@ -100,6 +116,7 @@ export async function issueApiKey(
   meta: RequestMeta,
   username: string,
   reauthentication: string | undefined,
+  otp?: string,
 ): Promise<{ apiKey: string }> {
   const caller = meta.principal;
   if (!caller) throw new UnauthorizedError();
@@ -116,6 +133,8 @@ export async function issueApiKey(
   let user: UserRow;
   try {
     user = await reauthenticate(ctx, meta, basic.password, 'api-key');
+    // A never-expiring credential: a user with an authenticator adds a fresh code (issue 12 §2).
+    await requireFreshOtp(ctx, meta, user, otp, 'api key');
   } catch (err) {
     await ctx.audit.record({ ...audit, result: 'failure', details: { reason: (err as Error).message } });
     throw err;

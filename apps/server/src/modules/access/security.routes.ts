@@ -17,6 +17,7 @@ import {
 } from '@granary/contracts';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { readOtp } from './authentication.ts';
 import { type AccessContext, requestMeta } from './context.ts';
 import { deleteGroup, getGroup, listGroups, putGroup } from './groups.service.ts';
 import { resetMfa } from './login.service.ts';
@@ -264,7 +265,8 @@ export function securityRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
           response: { 200: tokenCreateResponseSchema },
         },
       },
-      async (request) => createAccessToken(ctx, requestMeta(request, ctx.baseUrl), request.body),
+      async (request) =>
+        createAccessToken(ctx, requestMeta(request, ctx.baseUrl), request.body, { otp: readOtp(request) }),
     );
     app.get(
       '/api/security/tokens',

@@ -1,5 +1,6 @@
 import {
   DEFAULT_PASSWORD_POLICY,
+  DEFAULT_TOKEN_EXPIRY_SECS,
   mailSettingsSchema,
   passwordPolicySchema,
   type SecurityConfig,
@@ -19,6 +20,8 @@ export const DEFAULT_SECURITY_CONFIG: SecurityConfig = {
   passwordPolicy: DEFAULT_PASSWORD_POLICY,
   mail: mailSettingsSchema.parse({}),
   accountPortalUrl: '',
+  tokenDefaultExpirySecs: DEFAULT_TOKEN_EXPIRY_SECS,
+  tokenMaxExpirySecs: 0,
 };
 
 /**
@@ -44,6 +47,11 @@ export class SecuritySettings {
     });
     this.cached = { value, at: Date.now() };
     return value;
+  }
+
+  /** Drops the cached copy (another node changed the settings). */
+  forget(): void {
+    this.cached = undefined;
   }
 
   async update(patch: SecurityConfigPatch): Promise<SecurityConfig> {

@@ -1,16 +1,23 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, like, or } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
 import { loginThrottle } from './access.schema.ts';
 
 /**
- * Sign-in brute-force throttling, per account and per address. After `accountLimit` failures for a
- * name (known or not: the answer must not reveal which names exist) or `addressLimit` failures from
- * one address, sign-ins are refused for a lockout that doubles each time (1 min, 2, 4, … up to 1 h).
- * Failures older than `decayMs` are forgotten. An admin can unlock an account.
+ * Sign-in brute-force throttling (issue 12 §3: the address is locked before the account, so an
+ * anonymous party cannot easily lock a user, the last admin included, out):
+ * - `pairLimit` failures for one name from one address lock that address for that name;
+ * - `addressLimit` failures from one address (any names) lock the address for every name;
+ * - `accountLimit` failures for one name lock the name for every address, but only failures from
+ *   addresses never yet locked out for that name count: one address alone can never lock an
+ *   account, it takes failures from at least `accountLimit / pairLimit` addresses.
+ * A lockout lasts 1 min, doubling each time up to 1 h; failures older than `decayMs` are forgotten.
+ * Names known or not are throttled alike, so no answer reveals which names exist. An admin (with a
+ * token, which no lockout stops), or `granary unlock <name>` on the server, clears a name's locks.
  */
 export const THROTTLE = {
-  accountLimit: 5,
+  pairLimit: 5,
   addressLimit: 20,
+  accountLimit: 20,
   baseLockoutMs: 60_000,
   maxLockoutMs: 60 * 60_000,
   decayMs: 15 * 60_000,
@@ -18,6 +25,12 @@ export const THROTTLE = {
 
 export const accountKey = (name: string) => `user:${name.toLowerCase()}`;
 export const addressKey = (ip: string) => `ip:${ip}`;
+/** One name from one address (the name encoded, so no name can pose as another pair). */
+export const pairKey = (name: string, ip: string) => `pair:${ip}|${encodeURIComponent(name.toLowerCase())}`;
+const pairsOf = (name: string) => `pair:%|${likeEscape(encodeURIComponent(name.toLowerCase()))}`;
+
+/** Every key that can lock `name` out when asked from `ip`. */
+export const signInKeys = (name: string, ip: string) => [pairKey(name, ip), addressKey(ip), accountKey(name)];
 
 export async function lockedUntil(db: Db, keys: string[], now = new Date()): Promise<Date | null> {
   const rows = await db.select().from(loginThrottle).where(inArray(loginThrottle.key, keys));
@@ -26,6 +39,23 @@ export async function lockedUntil(db: Db, keys: string[], now = new Date()): Pro
     if (row.lockedUntil && row.lockedUntil > now && (!until || row.lockedUntil > until))
       until = row.lockedUntil;
   return until;
+}
+
+/** Until when `name` is locked for every address or for some address (what an admin's user view shows). */
+export async function accountLockedUntil(db: Db, name: string, now = new Date()): Promise<Date | null> {
+  const rows = await db
+    .select()
+    .from(loginThrottle)
+    .where(or(eq(loginThrottle.key, accountKey(name)), like(loginThrottle.key, pairsOf(name))));
+  return lockedUntil(
+    db,
+    rows.map((r) => r.key),
+    now,
+  );
+}
+
+function likeEscape(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** Counts one failure against each key; answers whether one of them is now locked. */
@@ -57,7 +87,46 @@ export async function recordFailure(db: Db, keys: { key: string; limit: number }
   return locked;
 }
 
-/** A successful sign-in forgets the account's failures. */
+/**
+ * One failed sign-in (password or one-time code) for `name` from `ip`: counted for the pair and the
+ * address, and for the account only while this address was never locked out for this name.
+ */
+export async function recordSignInFailure(db: Db, name: string, ip: string, now = new Date()) {
+  const pair = (
+    await db
+      .select()
+      .from(loginThrottle)
+      .where(eq(loginThrottle.key, pairKey(name, ip)))
+      .limit(1)
+  )[0];
+  const pairLockedBefore =
+    !!pair && pair.lockouts > 0 && now.getTime() - pair.lastFailureAt.getTime() < THROTTLE.maxLockoutMs * 2;
+  return recordFailure(
+    db,
+    [
+      { key: pairKey(name, ip), limit: THROTTLE.pairLimit },
+      { key: addressKey(ip), limit: THROTTLE.addressLimit },
+      ...(pairLockedBefore ? [] : [{ key: accountKey(name), limit: THROTTLE.accountLimit }]),
+    ],
+    now,
+  );
+}
+
+/** A successful sign-in forgets the name's failures from this address and its account-wide count. */
+export async function clearSignInFailures(db: Db, name: string, ip: string): Promise<void> {
+  await db.delete(loginThrottle).where(inArray(loginThrottle.key, [accountKey(name), pairKey(name, ip)]));
+}
+
+/** Clears every lock of `name` (account-wide and per address), e.g. an admin's unlock. */
+export async function clearAccountLocks(db: Db, name: string): Promise<number> {
+  const removed = await db
+    .delete(loginThrottle)
+    .where(or(eq(loginThrottle.key, accountKey(name)), like(loginThrottle.key, pairsOf(name))))
+    .returning({ key: loginThrottle.key });
+  return removed.length;
+}
+
+/** Kept for callers that clear one key (a reset password clears the account's count). */
 export async function clearThrottle(db: Db, key: string): Promise<void> {
   await db.delete(loginThrottle).where(eq(loginThrottle.key, key));
 }

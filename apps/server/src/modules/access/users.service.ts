@@ -10,7 +10,7 @@ import {
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { ConflictError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import { ConflictError, InvalidError, NotFoundError, validField } from '../../platform/http/errors.ts';
 import {
   autoJoinGroups,
   deleteUserRow,
@@ -26,7 +26,7 @@ import {
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
 import { hashPassword } from './crypto.ts';
 import { removePrincipalFromTargets } from './permissions.service.ts';
-import { accountKey, clearThrottle, lockedUntil } from './throttle.service.ts';
+import { accountLockedUntil, clearAccountLocks } from './throttle.service.ts';
 
 /** The principal a user acts as: admin directly or through a group with admin privileges. */
 export async function principalOf(db: Db, user: UserRow, via: Principal['via']): Promise<Principal> {
@@ -53,7 +53,7 @@ export function checkPasswordPolicy(password: string, policy: PasswordPolicy): v
 
 async function toUser(ctx: AccessContext, row: UserRow): Promise<User> {
   const groups = await groupsOfUser(ctx.db, row.id);
-  const locked = (await lockedUntil(ctx.db, [accountKey(row.name)])) !== null;
+  const locked = (await accountLockedUntil(ctx.db, row.name)) !== null;
   const policy = (await ctx.settings.get()).passwordPolicy;
   return {
     name: row.name,
@@ -108,7 +108,7 @@ export async function putUser(
   name: string,
   body: UserWrite,
 ): Promise<{ created: boolean; user: User }> {
-  userNameSchema.parse(name);
+  validField('name', userNameSchema, name);
   if (body.name && body.name.toLowerCase() !== name.toLowerCase())
     throw new InvalidError('The name in the body differs from the name in the path');
   if (name.toLowerCase() === ANONYMOUS_USER) throw new InvalidError(`'${ANONYMOUS_USER}' is reserved`);
@@ -197,10 +197,17 @@ export async function deleteUser(ctx: AccessContext, meta: RequestMeta, name: st
 }
 
 /** Clears a brute-force lockout of the account (`POST /api/security/users/{name}/unlock`). */
+/** Clears every sign-in lock of the user (account-wide and per address); also `granary unlock <name>`. */
 export async function unlockUser(ctx: AccessContext, meta: RequestMeta, name: string): Promise<void> {
   const user = await requireUser(ctx.db, name);
-  await clearThrottle(ctx.db, accountKey(user.name));
-  await ctx.audit.record({ ...auditOf(meta), action: 'user.unlock', target: user.name, result: 'success' });
+  const cleared = await clearAccountLocks(ctx.db, user.name);
+  await ctx.audit.record({
+    ...auditOf(meta),
+    action: 'user.unlock',
+    target: user.name,
+    result: 'success',
+    details: { cleared },
+  });
 }
 
 export function auditOf(meta: RequestMeta) {

@@ -9,6 +9,8 @@ import { ForbiddenError, UnauthorizedError } from './errors.ts';
  * - `admin`: an administrator (directly or through a group with admin privileges).
  * Permissions on repositories, builds and release bundles are asked of the access module's
  * authorizer by the routes that serve them (their answer depends on the path).
+ * A caller signed in with a scoped access token carries the scope (`Principal.scope`): its `admin`
+ * is already what the scope allows, and a read-only token makes no state-changing request here.
  */
 export type RouteAccess = 'public' | 'authenticated' | 'admin';
 
@@ -24,6 +26,25 @@ export interface Principal {
   tokenId?: string;
   /** The console session used, if any. */
   sessionId?: string;
+  /** When the access token used stops working (epoch ms), if it expires. */
+  tokenExpiresAt?: number;
+  /** What the access token used limits this caller to; absent for a password or a session (the user's full rights). */
+  scope?: PrincipalScope;
+}
+
+/**
+ * What an access token's scope leaves of its owner's rights (README "Token scopes"). `admin` on the
+ * principal already says whether the scope grants administration; these say what else is withheld.
+ */
+export interface PrincipalScope {
+  /** The scope as issued, e.g. `applied-permissions/groups:devs granary/read-only`. */
+  raw: string;
+  /** Only the token's groups' permissions count (`applied-permissions/groups:…`), not grants to the user. */
+  groupsOnly?: boolean;
+  /** Only the `read` action, and no state-changing request on a route that needs a signed-in caller. */
+  readOnly?: boolean;
+  /** Only these repositories (lower-case keys); no build or release-bundle permission. */
+  repositories?: string[];
 }
 
 declare module 'fastify' {
@@ -40,6 +61,8 @@ declare module 'fastify' {
   }
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** The one hook that enforces every route's declared access; runs after authentication and before body validation, so a caller without access learns nothing of the schema. */
 export function registerAccessControl(app: FastifyInstance): void {
   const table: FastifyInstance['routeAccessTable'] = [];
@@ -55,5 +78,7 @@ export function registerAccessControl(app: FastifyInstance): void {
     if (access === 'public') return;
     if (!request.principal) throw new UnauthorizedError();
     if (access === 'admin' && !request.principal.admin) throw new ForbiddenError();
+    if (request.principal.scope?.readOnly && !SAFE_METHODS.has(request.method))
+      throw new ForbiddenError('This access token is read-only');
   });
 }

@@ -176,6 +176,35 @@ describe('cli-registration', () => {
     expect(confirmed).toBe(true);
   });
 
+  it('issue 12 §2: a user with an authenticator confirms with a one-time code, sent as X-Granary-OTP', async () => {
+    let otp: string | null = null;
+    server.use(
+      http.get(apiUrl('ui/auth/current'), () =>
+        HttpResponse.json(userData({ name: 'nina', admin: false, mfaEnrolled: true })),
+      ),
+      http.get(apiUrl(`access/cli-registration/${SESSION}`), () =>
+        HttpResponse.json({
+          code: 'ABCD-EFGH',
+          client: null,
+          confirmed: false,
+          expiresAt: '2030-01-01T00:00:00Z',
+        }),
+      ),
+      http.post(apiUrl(`access/cli-registration/${SESSION}/confirm`), ({ request }) => {
+        otp = request.headers.get('X-Granary-OTP');
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    renderApp(`/login/cli-registration?session=${SESSION}`);
+    expect(await screen.findByText('ABCD-EFGH')).toBeTruthy();
+    const confirm = screen.getByRole('button', { name: 'Confirm' });
+    expect((confirm as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('Code from your authenticator'), { target: { value: '654321' } });
+    fireEvent.click(confirm);
+    expect(await screen.findByText('The command-line client is signed in')).toBeTruthy();
+    expect(otp).toBe('654321');
+  });
+
   it('an expired request shows the server message', async () => {
     server.use(
       http.get(apiUrl('ui/auth/current'), () => HttpResponse.json(userData({ name: 'nina', admin: false }))),

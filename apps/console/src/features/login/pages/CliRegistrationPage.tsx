@@ -1,6 +1,7 @@
 import { CLI_SESSION_PATTERN } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Flex, Result, Typography } from 'antd';
+import { Alert, Button, Flex, Input, Result, Typography } from 'antd';
+import { useState } from 'react';
 import { Link, Navigate, useLocation, useSearchParams } from 'react-router';
 import { savePathAfterLogin } from '../../../shared/session/pathAfterLogin.ts';
 import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
@@ -28,13 +29,16 @@ export function CliRegistrationPage() {
     savePathAfterLogin(path, { force: true });
     return <Navigate to={`/login?${new URLSearchParams({ redirectTo: path })}`} replace />;
   }
-  return <Confirm session={session} userName={current.data.name} />;
+  return (
+    <Confirm session={session} userName={current.data.name} needsOtp={current.data.mfaEnrolled === true} />
+  );
 }
 
-function Confirm({ session, userName }: { session: string; userName: string }) {
+function Confirm({ session, userName, needsOtp }: { session: string; userName: string; needsOtp: boolean }) {
   const info = useQuery(cliSessionQueryOptions(session));
   const confirm = useConfirmCliSessionMutation();
   const cancel = useCancelCliSessionMutation();
+  const [otp, setOtp] = useState('');
   return (
     <>
       <title>Sign in a command-line client - Granary</title>
@@ -82,13 +86,27 @@ function Confirm({ session, userName }: { session: string; userName: string }) {
               style={{ marginBottom: 16 }}
             />
           )}
+          {needsOtp && (
+            <Typography.Paragraph>
+              <label htmlFor="cli-registration-otp">Code from your authenticator</label>{' '}
+              <Input
+                id="cli-registration-otp"
+                autoComplete="one-time-code"
+                inputMode="numeric"
+                maxLength={10}
+                value={otp}
+                onChange={(e) => setOtp(e.target.value)}
+                style={{ maxWidth: 160 }}
+              />
+            </Typography.Paragraph>
+          )}
           <Flex gap="small">
             <Button
               type="primary"
               size="large"
               loading={confirm.isPending}
-              disabled={cancel.isPending}
-              onClick={() => confirm.mutate(session)}
+              disabled={cancel.isPending || (needsOtp && otp.trim() === '')}
+              onClick={() => confirm.mutate({ session, otp })}
             >
               Confirm
             </Button>

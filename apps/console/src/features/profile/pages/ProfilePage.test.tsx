@@ -121,9 +121,13 @@ describe('edit profile: self-service', () => {
     expect(screen.queryByRole('button', { name: 'Save email' })).toBeNull();
   });
 
-  it('a non-admin resets their own authenticator with the password (POST auth/mfa/reset)', async () => {
+  // Updated for issue 12 §2: the reset used to send the password alone (the bug); it now sends a code too.
+  it('a non-admin resets their own authenticator with the password and a code from it (POST auth/mfa/reset, issue 12 §2)', async () => {
     let body: unknown;
     server.use(
+      http.get(apiUrl('ui/auth/current'), () =>
+        HttpResponse.json(userData({ name: 'carol', admin: false, mfaEnrolled: true })),
+      ),
       http.post(apiUrl('auth/mfa/reset'), async ({ request }) => {
         body = await request.json();
         return new HttpResponse(null, { status: 204 });
@@ -131,11 +135,50 @@ describe('edit profile: self-service', () => {
     );
     renderApp('/admin/artifactory/user_profile');
     const card = await cardOf('Two-step verification');
+    // An enrolled user replaces the authenticator by removing it first.
+    expect(within(card).queryByRole('button', { name: 'Set up authenticator' })).toBeNull();
     fireEvent.click(within(card).getByRole('button', { name: 'Reset authenticator' }));
     fireEvent.change(within(card).getByLabelText('Current password'), { target: { value: 'pw' } });
+    fireEvent.change(within(card).getByLabelText('Code from the authenticator'), {
+      target: { value: '123456' },
+    });
     fireEvent.click(within(card).getByRole('button', { name: 'Remove authenticator' }));
     expect(await screen.findByText('Authenticator removed')).toBeTruthy();
-    expect(body).toEqual({ password: 'pw' });
+    expect(body).toEqual({ password: 'pw', otp: '123456' });
+  });
+
+  it('issue 12 §2: a user with an authenticator sends a one-time code (X-Granary-OTP) with the identity token and the API key', async () => {
+    const otps: (string | null)[] = [];
+    server.use(
+      http.get(apiUrl('ui/auth/current'), () =>
+        HttpResponse.json(userData({ name: 'carol', admin: false, mfaEnrolled: true })),
+      ),
+      http.post(apiUrl('ui/userIdentifyToken/carol'), ({ request }) => {
+        otps.push(request.headers.get('X-Granary-OTP'));
+        return HttpResponse.json({
+          token_id: 't',
+          access_token: 'a',
+          reference_token: 'ref-9',
+          expires_in: 3600,
+        });
+      }),
+      http.get(apiUrl('apiKey/carol'), ({ request }) => {
+        otps.push(request.headers.get('X-Granary-OTP'));
+        return HttpResponse.json({ apiKey: 'grn_key-9' });
+      }),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    fireEvent.change(await screen.findByLabelText('One-time code for the token'), {
+      target: { value: '111222' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Generate and copy' }));
+    expect(await screen.findByText('ref-9')).toBeTruthy();
+    const card = await cardOf('API key');
+    fireEvent.change(within(card).getByLabelText('Current password'), { target: { value: 'pw' } });
+    fireEvent.change(within(card).getByLabelText('One-time code'), { target: { value: '333444' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Create API key' }));
+    expect(await within(card).findByText('grn_key-9')).toBeTruthy();
+    expect(otps).toEqual(['111222', '333444']);
   });
 
   it('spec 001 §7: the API key comes from GET apiKey/{username} with Basic credentials in the re-authentication header', async () => {

@@ -204,9 +204,10 @@ function IdentityTokenCard({ user }: { user: UserData }) {
   const generate = useIdentityTokenMutation();
   const { message } = App.useApp();
   const [description, setDescription] = useState('');
+  const [otp, setOtp] = useState('');
   const onGenerate = () =>
     generate.mutate(
-      { name: user.name, description: description.trim() || 'Generated in Edit Profile' },
+      { name: user.name, description: description.trim() || 'Generated in Edit Profile', otp },
       {
         onSuccess: async (token) => {
           if (await copyToClipboard(token.reference_token))
@@ -227,12 +228,30 @@ function IdentityTokenCard({ user }: { user: UserData }) {
           value={description}
           onChange={(e) => setDescription(e.target.value)}
         />
+        {user.mfaEnrolled && (
+          <Input
+            aria-label="One-time code for the token"
+            placeholder="One-time code"
+            autoComplete="one-time-code"
+            inputMode="numeric"
+            maxLength={10}
+            value={otp}
+            onChange={(e) => setOtp(e.target.value)}
+            style={{ maxWidth: 150 }}
+          />
+        )}
         <Button type="primary" onClick={onGenerate} loading={generate.isPending}>
           Generate and copy
         </Button>
       </Space.Compact>
       {generate.isError && (
-        <Alert type="error" showIcon title={ACCESS_MESSAGES.identityTokenFailure} style={{ marginTop: 16 }} />
+        <Alert
+          type="error"
+          showIcon
+          title={ACCESS_MESSAGES.identityTokenFailure}
+          description={user.mfaEnrolled ? generate.error.message : undefined}
+          style={{ marginTop: 16 }}
+        />
       )}
       {generate.data && (
         <Alert
@@ -266,8 +285,11 @@ function MfaCard({ user }: { user: UserData }) {
       {mode === 'resetting' && <MfaReset onDone={() => setMode('idle')} />}
       {mode === 'idle' && (
         <Space wrap>
-          <Button onClick={() => setMode('enrolling')}>Set up authenticator</Button>
-          {user.realm === 'internal' && (
+          {/* An authenticator is replaced by removing it first (with a code from it): issue 12 §2. */}
+          {user.mfaEnrolled !== true && (
+            <Button onClick={() => setMode('enrolling')}>Set up authenticator</Button>
+          )}
+          {user.realm === 'internal' && user.mfaEnrolled !== false && (
             <Button danger onClick={() => setMode('resetting')}>
               Reset authenticator
             </Button>
@@ -278,7 +300,7 @@ function MfaCard({ user }: { user: UserData }) {
   );
 }
 
-/** Removes the user's own authenticator after re-entering the password (`POST auth/mfa/reset`). */
+/** Removes the user's own authenticator with the password and a code from it (`POST auth/mfa/reset`). */
 function MfaReset({ onDone }: { onDone: () => void }) {
   const reset = useResetMfaMutation();
   const { message } = App.useApp();
@@ -287,13 +309,16 @@ function MfaReset({ onDone }: { onDone: () => void }) {
       layout="vertical"
       style={{ maxWidth: 480 }}
       disabled={reset.isPending}
-      onFinish={({ password }: { password: string }) =>
-        reset.mutate(password, {
-          onSuccess: () => {
-            message.success('Authenticator removed');
-            onDone();
+      onFinish={({ password, otp }: { password: string; otp: string }) =>
+        reset.mutate(
+          { password, otp },
+          {
+            onSuccess: () => {
+              message.success('Authenticator removed');
+              onDone();
+            },
           },
-        })
+        )
       }
     >
       <Typography.Paragraph>
@@ -304,6 +329,9 @@ function MfaReset({ onDone }: { onDone: () => void }) {
       )}
       <Form.Item label="Current password" name="password" rules={[zodRule(mandatoryText)]}>
         <Input.Password autoComplete="current-password" />
+      </Form.Item>
+      <Form.Item label="Code from the authenticator" name="otp" rules={[zodRule(mandatoryText)]}>
+        <Input autoComplete="one-time-code" inputMode="numeric" maxLength={10} />
       </Form.Item>
       <Space>
         <Button danger htmlType="submit" loading={reset.isPending}>
@@ -327,7 +355,7 @@ function ApiKeyCard({ user }: { user: UserData }) {
   const fetchKey = useFetchApiKeyMutation();
   const revoke = useRevokeApiKeyMutation();
   const { message } = App.useApp();
-  const [form] = Form.useForm<{ password: string }>();
+  const [form] = Form.useForm<{ password: string; otp?: string }>();
   const exists = info.data?.exists === true;
   return (
     <Card title={<h2 className="card-heading">API key</h2>} variant="borderless">
@@ -343,13 +371,18 @@ function ApiKeyCard({ user }: { user: UserData }) {
         form={form}
         layout="inline"
         disabled={fetchKey.isPending}
-        onFinish={({ password }) =>
-          fetchKey.mutate({ name: user.name, password }, { onSuccess: () => form.resetFields() })
+        onFinish={({ password, otp }) =>
+          fetchKey.mutate({ name: user.name, password, otp }, { onSuccess: () => form.resetFields() })
         }
       >
         <Form.Item label="Current password" name="password" rules={[zodRule(mandatoryText)]}>
           <Input.Password autoComplete="current-password" />
         </Form.Item>
+        {user.mfaEnrolled && (
+          <Form.Item label="One-time code" name="otp" rules={[zodRule(mandatoryText)]}>
+            <Input autoComplete="one-time-code" inputMode="numeric" maxLength={10} />
+          </Form.Item>
+        )}
         <Button type="primary" htmlType="submit" loading={fetchKey.isPending}>
           {exists ? 'Create a new API key' : 'Create API key'}
         </Button>
