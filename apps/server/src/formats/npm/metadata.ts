@@ -1,18 +1,26 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
+import type { Readable } from 'node:stream';
+import {
+  ArchiveError,
+  type ArchiveLimits,
+  archiveLimitOf,
+  tarGzEntries,
+} from '../../platform/archives/bounded-archive.ts';
 import type { PackageMetadata, StoredFile } from '../sdk/format.ts';
 
-/** Bounds on reading a package tarball: what a hostile upload can make the server do. */
-const LIMITS = {
+/** Bounds on reading a package tarball: what a hostile upload (or upstream) can make the server do. */
+export const TARBALL_LIMITS: ArchiveLimits = {
+  /** tar headers are 512 bytes each and skipped entries cost nothing to keep: icon packages have tens of thousands */
+  entries: 100_000,
+  /** package.json and the README are read into memory: each at most this (a larger README is left out) */
+  entryBytes: 2 * 1024 * 1024,
   /** bytes of uncompressed tar read in all */
   totalBytes: 512 * 1024 * 1024,
-  entries: 20_000,
-  /** package.json and README are read into memory: each at most this */
-  fileBytes: 2 * 1024 * 1024,
+  /** JavaScript packs 3 to 10 times; a tarball expanding 100 times past 64 MiB is a bomb */
+  ratio: 100,
+  ratioFloor: 64 * 1024 * 1024,
 };
 
+/** Not a package tarball npm would make; `cause` is the ArchiveError when the archive itself failed. */
 export class TarballError extends Error {}
 
 export interface TarballContents {
@@ -25,57 +33,36 @@ const README = /^readme(\.(md|markdown|txt|rst))?$/i;
 
 /**
  * Reads `package/package.json` (the first folder's, as npm does) and the README from a package
- * tarball, streaming: nothing is written to disk, sizes and entry counts are bounded, and the
- * rest of the archive is only skipped through.
+ * tarball, streaming within TARBALL_LIMITS: nothing is written to disk, only those two files are
+ * held in memory, and the rest of the archive is only skipped through.
  */
 export async function readTarball(source: Readable | Buffer): Promise<TarballContents> {
-  const tar = extract();
   let manifest: Record<string, unknown> | undefined;
   let readme: { name: string; text: string } | undefined;
-  let entries = 0;
-  let total = 0;
   let root: string | undefined;
-  tar.on('entry', (header, stream, next) => {
-    entries += 1;
-    total += header.size ?? 0;
-    if (entries > LIMITS.entries) return next(new TarballError(`more than ${LIMITS.entries} entries`));
-    if (total > LIMITS.totalBytes) return next(new TarballError('the archive unpacks to too many bytes'));
-    const parts = header.name.replace(/^\.\//, '').split('/');
-    root ??= parts.length > 1 ? parts[0] : undefined;
-    const inRoot = parts.length === 2 && parts[0] === root && header.type === 'file';
-    const wanted = inRoot && (parts[1] === 'package.json' ? !manifest : README.test(parts[1]!) && !readme);
-    if (!wanted) {
-      stream.on('end', () => next());
-      stream.resume();
-      return;
-    }
-    if ((header.size ?? 0) > LIMITS.fileBytes) {
-      stream.resume();
-      return next(new TarballError(`${parts[1]} is larger than ${LIMITS.fileBytes} bytes`));
-    }
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: unknown) => chunks.push(c as Buffer));
-    stream.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (parts[1] === 'package.json') {
-        try {
-          const parsed = JSON.parse(text) as unknown;
-          if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-            return next(new TarballError('package.json is not a JSON object'));
-          manifest = parsed as Record<string, unknown>;
-        } catch {
-          return next(new TarballError('package.json is not valid JSON'));
-        }
-      } else readme = { name: parts[1]!, text };
-      next();
-    });
-  });
-  const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
   try {
-    await pipeline(input, createGunzip(), tar);
+    for await (const entry of tarGzEntries(source, TARBALL_LIMITS)) {
+      const parts = entry.name.split('/');
+      root ??= parts.length > 1 ? parts[0] : undefined;
+      if (parts.length !== 2 || parts[0] !== root || entry.type !== 'file') continue;
+      if (parts[1] === 'package.json' && !manifest) {
+        const text = (await entry.read()).toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw new TarballError('package.json is not valid JSON');
+        }
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+          throw new TarballError('package.json is not a JSON object');
+        manifest = parsed as Record<string, unknown>;
+      } else if (README.test(parts[1]!) && !readme && entry.size <= TARBALL_LIMITS.entryBytes) {
+        readme = { name: parts[1]!, text: (await entry.read()).toString('utf8') };
+      }
+    }
   } catch (err) {
-    if (err instanceof TarballError) throw err;
-    throw new TarballError(`not a gzipped tar archive (${(err as Error).message})`);
+    if (err instanceof ArchiveError) throw new TarballError(err.message, { cause: err });
+    throw err;
   }
   if (!manifest) throw new TarballError('no package/package.json in the archive');
   return { manifest, readme: readme?.text, readmeFilename: readme?.name };
@@ -131,7 +118,13 @@ export function packageMetadata(contents: TarballContents, leadFile = true): Pac
 /** extractMetadata: package tarballs (`{name}/-/{file}.tgz`) only; other files are not packages. */
 export async function extractNpmMetadata(file: StoredFile): Promise<PackageMetadata | null> {
   if (!/(^|\/)-\/[^/]+\.tgz$/.test(file.path)) return null;
-  const contents = await readTarball(await file.open());
+  let contents: TarballContents;
+  try {
+    contents = await readTarball(await file.open());
+  } catch (err) {
+    // Over the limits: the file is refused (400 to a client, 502 for an upstream's), not stored unindexed.
+    throw archiveLimitOf(err) ?? err;
+  }
   if (typeof contents.manifest.name !== 'string' || typeof contents.manifest.version !== 'string')
     return null;
   return packageMetadata(contents);

@@ -34,27 +34,46 @@ export class NpmError extends Error {
   }
 }
 
-/** Largest publish document read (the tarball travels inside it, base64). */
-export const MAX_PUBLISH_BYTES = 256 * 1024 * 1024;
 /** Largest JSON document of any other npm call. */
 export const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
-export async function readBody(body: Readable, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += (chunk as Buffer).length;
-    if (total > max) {
-      body.destroy();
-      throw new NpmError(413, `The request body is larger than ${max} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+export interface BodyLimit {
+  /** the request's Content-Length: a larger announced body is refused before a byte is read */
+  announced?: string | string[];
+  /** the setting that raises the limit, named in the refusal */
+  setting?: string;
 }
 
-export async function readJsonBody(body: Readable, max = MAX_JSON_BYTES): Promise<unknown> {
-  const bytes = await readBody(body, max);
+/**
+ * Reads a request body whole, refusing one over `max` bytes with 413 before it is buffered: an
+ * announced length over the limit is refused at once, and reading stops at the limit. The rest is
+ * discarded unread, never buffered (npm's errorBody closes the connection on a 413).
+ */
+export async function readBody(body: Readable, max: number, limit: BodyLimit = {}): Promise<Buffer> {
+  const tooLarge = () => {
+    body.resume();
+    const where = limit.setting ? ` (${limit.setting})` : '';
+    return new NpmError(413, `The request body is larger than the limit of ${max} bytes${where}`);
+  };
+  const announced = typeof limit.announced === 'string' ? limit.announced : undefined;
+  if (announced && /^\d+$/.test(announced) && Number(announced) > max) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  // Leaving the loop early must not destroy the request: its socket carries the 413.
+  for await (const chunk of body.iterator({ destroyOnReturn: false })) {
+    total += (chunk as Buffer).length;
+    if (total > max) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+export async function readJsonBody(
+  body: Readable,
+  max = MAX_JSON_BYTES,
+  limit: BodyLimit = {},
+): Promise<unknown> {
+  const bytes = await readBody(body, max, limit);
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {

@@ -1,5 +1,6 @@
+import { archiveLimitOf } from '../../platform/archives/bounded-archive.ts';
 import type { PackageMetadata, StoredFile } from '../sdk/format.ts';
-import { DistributionError, readBounded, readCoreMetadata } from './archive.ts';
+import { DistributionError, LIMITS, readBounded, readCoreMetadata } from './archive.ts';
 import {
   canonicalVersion,
   type DistFilename,
@@ -137,10 +138,15 @@ export async function validateDistribution(filename: string, buffer: Buffer): Pr
 export async function extractPypiMetadata(file: StoredFile): Promise<PackageMetadata | null> {
   const filename = file.path.split('/').at(-1) ?? '';
   if (filename.endsWith(METADATA_SUFFIX) || !parseDistFilename(filename)) return null;
+  // Too large to read into memory: stored, not indexed (e.g. a GPU wheel through a remote).
+  if (file.size > LIMITS.archiveBytes) return null;
   try {
     const bytes = await readBounded(await file.open());
     return toPackageMetadata((await validateDistribution(filename, bytes)).metadata);
   } catch (err) {
+    // A decompression bomb (or an archive past the limits) is refused: 400 to a client, 502 for an upstream's.
+    const limit = archiveLimitOf(err);
+    if (limit) throw limit;
     if (err instanceof DistributionError) return null;
     throw err;
   }

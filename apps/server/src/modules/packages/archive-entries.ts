@@ -18,6 +18,12 @@ const pending = new Map<string, { entries: string[]; at: number }>();
 const PENDING_TTL_MS = 120_000;
 const PENDING_MAX = 16;
 
+/**
+ * Directory records read at most, folders and overlong names included: a directory of millions of
+ * records that are never indexed (a hostile zip) costs no more than this. Entries are never inflated.
+ */
+export const ARCHIVE_SCAN_MAX = 2 * ARCHIVE_ENTRIES_MAX;
+
 /** Bytes fetched per blob read: the central directory is read in a few windows, not once per entry. */
 const READ_WINDOW = 1024 * 1024;
 
@@ -59,7 +65,7 @@ class BlobReader extends yauzl.RandomAccessReader {
   }
 }
 
-/** The entry paths of a zip blob, bounded in count and length; folders left out. */
+/** The entry paths of a zip blob, bounded in count and length; folders left out. Only the central directory is read. */
 export function readZipEntries(blobs: BlobStore, sha256: string, size: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
     yauzl.fromRandomAccessReader(
@@ -69,10 +75,12 @@ export function readZipEntries(blobs: BlobStore, sha256: string, size: number): 
       (err, zip) => {
         if (err || !zip) return reject(err ?? new Error('not a zip'));
         const entries: string[] = [];
+        let scanned = 0;
         zip.on('entry', (entry: yauzl.Entry) => {
           const name = entry.fileName;
+          scanned += 1;
           if (!name.endsWith('/') && name.length <= ARCHIVE_ENTRY_PATH_MAX) entries.push(name);
-          if (entries.length >= ARCHIVE_ENTRIES_MAX) {
+          if (entries.length >= ARCHIVE_ENTRIES_MAX || scanned >= ARCHIVE_SCAN_MAX) {
             zip.close();
             resolve(entries);
           } else zip.readEntry();

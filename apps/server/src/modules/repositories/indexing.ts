@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { PackageMetadata } from '../../formats/sdk/format.ts';
+import { ArchiveLimitError } from '../../platform/archives/bounded-archive.ts';
 import type { Executor } from '../../platform/events/index.ts';
 import {
   collectArchiveEntries,
@@ -17,7 +18,8 @@ export interface StoredBlob {
 
 /**
  * What the repository's format extracts from a file just stored, for the packages index. A file the
- * format cannot read is stored all the same (it is only not indexed); the failure is logged.
+ * format cannot read is stored all the same (it is only not indexed); the failure is logged. An
+ * archive past the format's limits (ArchiveLimitError, a 400) is not stored at all.
  */
 export async function extractFor(
   ctx: RepositoriesContext,
@@ -36,6 +38,8 @@ export async function extractFor(
       open: async () => Readable.from(await ctx.blobs.get(blob.sha256)),
     });
   } catch (err) {
+    // A decompression bomb, or an archive past the reader's limits: refused, never stored.
+    if (err instanceof ArchiveLimitError) throw err;
     ctx.log.warn({ repo: repo.key, path, err: (err as Error).message }, 'package metadata not extracted');
     return null;
   }

@@ -1,0 +1,253 @@
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import tar from 'tar-stream';
+import yauzl from 'yauzl';
+import { InvalidError } from '../http/errors.ts';
+
+/**
+ * Reading untrusted archives (package tarballs, wheels, sdists) within limits. Every reader here
+ * stops at its limits with an ArchiveLimitError, reports an unreadable archive with an ArchiveError,
+ * keeps in memory only the entries asked for (each bounded), never writes to disk, and never lets a
+ * stream emit an unhandled 'error' (which would end the process).
+ *
+ * Both errors are 400s (InvalidError) wherever they escape to: a client's upload. A remote
+ * repository turns an ArchiveLimitError into a 502: the upstream's file is not cached.
+ */
+
+/** The archive cannot be read (not gzip, not tar, not zip, truncated). */
+export class ArchiveError extends InvalidError {}
+
+/** The archive is over one of the server's limits (a decompression bomb, or simply too big to read). */
+export class ArchiveLimitError extends ArchiveError {}
+
+export interface ArchiveLimits {
+  /** entries in the archive */
+  entries: number;
+  /** bytes of one entry read into memory */
+  entryBytes: number;
+  /** bytes decompressed in all (a tar stream), or declared by all entries (a zip's directory) */
+  totalBytes: number;
+  /** decompressed ÷ compressed bytes, once more than `ratioFloor` bytes came out */
+  ratio: number;
+  /** bytes that may come out whatever the ratio (small, very compressible archives are fine) */
+  ratioFloor: number;
+  /** a zip entry's own uncompressed ÷ compressed size, however small it is (default: none) */
+  entryRatio?: number;
+}
+
+/** The ArchiveLimitError `err` is or was caused by (a format's own error wrapping it), if any. */
+export function archiveLimitOf(err: unknown): ArchiveLimitError | undefined {
+  if (err instanceof ArchiveLimitError) return err;
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause instanceof ArchiveLimitError ? cause : undefined;
+}
+
+/** The error a limit or a bad archive is reported as, with what was read when it was not one of ours. */
+function archiveError(err: unknown, what: string): ArchiveError {
+  if (err instanceof ArchiveError) return err;
+  return new ArchiveError(`not a ${what} (${(err as Error)?.message ?? String(err)})`);
+}
+
+/** Reads a stream whole, refusing more than `max` bytes (`what` names it in the error). */
+export async function readAtMost(
+  stream: AsyncIterable<unknown> & { destroy(): unknown },
+  max: number,
+  what: string,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let ended = false;
+  try {
+    for await (const chunk of stream) {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      total += buf.length;
+      if (total > max) throw new ArchiveLimitError(`${what} is larger than ${max} bytes`);
+      chunks.push(buf);
+    }
+    ended = true;
+  } finally {
+    // Stopped early (a limit, or a failure): the rest is never read.
+    if (!ended) stream.destroy();
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** One entry of a tar stream, as `tarGzEntries` yields it. */
+export interface TarEntry {
+  /** its path, without a leading `./` */
+  name: string;
+  type: string;
+  /** the size its header declares */
+  size: number;
+  /** its bytes (at most `entryBytes`); an entry not read is skipped */
+  read(): Promise<Buffer>;
+}
+
+/**
+ * The entries of a gzip-compressed tar, streaming: an entry's bytes are read only when asked for,
+ * the others skipped through. Stops with an ArchiveLimitError when the entries, the bytes declared or
+ * decompressed, or the compression ratio pass `limits` — the decompressed bytes are counted as they
+ * come out of gunzip, so data after the tar's end or inside skipped entries counts too. Leaving the
+ * loop early stops reading and releases the source.
+ */
+export async function* tarGzEntries(
+  source: Readable | Buffer,
+  limits: ArchiveLimits,
+): AsyncGenerator<TarEntry, void, undefined> {
+  const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
+  let compressed = 0;
+  let inflated = 0;
+  let failure: Error | undefined;
+  const fail = (err: Error) => {
+    failure ??= err;
+    return failure;
+  };
+  const countIn = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      compressed += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const countOut = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      inflated += chunk.length;
+      if (inflated > limits.totalBytes)
+        return done(
+          fail(new ArchiveLimitError(`the archive unpacks to more than ${limits.totalBytes} bytes`)),
+        );
+      if (inflated > limits.ratioFloor && inflated > compressed * limits.ratio)
+        return done(
+          fail(
+            new ArchiveLimitError(
+              `the archive's compression ratio is over ${limits.ratio} (a decompression bomb)`,
+            ),
+          ),
+        );
+      done(null, chunk);
+    },
+  });
+  const extract = tar.extract();
+  // Errors of every stream land here (and end the iteration below); none is left unhandled.
+  const piped = pipeline(input, countIn, createGunzip(), countOut, extract).catch((err: Error) => {
+    fail(err);
+  });
+  let entries = 0;
+  let declared = 0;
+  try {
+    for await (const stream of extract) {
+      const header = stream.header;
+      entries += 1;
+      if (entries > limits.entries)
+        throw new ArchiveLimitError(`the archive has more than ${limits.entries} entries`);
+      const size = header.size ?? 0;
+      declared += size;
+      if (declared > limits.totalBytes)
+        throw new ArchiveLimitError(`the archive unpacks to more than ${limits.totalBytes} bytes`);
+      const name = header.name.replace(/^\.\//, '');
+      let read = false;
+      yield {
+        name,
+        type: header.type ?? 'file',
+        size,
+        async read() {
+          read = true;
+          if (size > limits.entryBytes)
+            throw new ArchiveLimitError(`${name} is larger than ${limits.entryBytes} bytes`);
+          try {
+            return await readAtMost(stream, limits.entryBytes, name);
+          } catch (err) {
+            throw archiveError(failure ?? err, 'gzip-compressed tar archive');
+          }
+        },
+      };
+      if (!read) stream.resume();
+    }
+    await piped;
+    if (failure) throw failure;
+  } catch (err) {
+    throw archiveError(failure ?? err, 'gzip-compressed tar archive');
+  } finally {
+    extract.destroy();
+    input.destroy();
+    await piped;
+  }
+}
+
+function openZip(buffer: Buffer): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) =>
+    yauzl.fromBuffer(
+      buffer,
+      { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, autoClose: false },
+      (err, zip) => (err || !zip ? reject(archiveError(err, 'zip archive')) : resolve(zip)),
+    ),
+  );
+}
+
+/**
+ * The one entry of a zip held in memory that `pick` chooses by name (`what` names it in errors:
+ * none or several is an ArchiveError). Only its central directory and that entry are read. Refuses
+ * too many entries, more declared bytes than `totalBytes`, an entry or the whole archive expanding
+ * more than `ratio` times (past `ratioFloor`; an entry more than `entryRatio` times at any size), and
+ * an entry larger than `entryBytes`.
+ */
+export async function zipEntry(
+  buffer: Buffer,
+  limits: ArchiveLimits,
+  pick: (name: string) => boolean,
+  what: string,
+): Promise<Buffer> {
+  const zip = await openZip(buffer);
+  try {
+    if (zip.entryCount > limits.entries)
+      throw new ArchiveLimitError(`the archive has ${zip.entryCount} entries (at most ${limits.entries})`);
+    const found: yauzl.Entry[] = [];
+    let declared = 0;
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: yauzl.Entry) => {
+        declared += entry.uncompressedSize;
+        if (declared > limits.totalBytes)
+          return reject(new ArchiveLimitError(`the archive unpacks to more than ${limits.totalBytes} bytes`));
+        const ratio = entry.compressedSize > 0 ? entry.uncompressedSize / entry.compressedSize : Infinity;
+        const over =
+          entry.uncompressedSize > limits.ratioFloor && ratio > limits.ratio
+            ? limits.ratio
+            : limits.entryRatio !== undefined && ratio > limits.entryRatio
+              ? limits.entryRatio
+              : undefined;
+        if (entry.uncompressedSize > 0 && over !== undefined)
+          return reject(
+            new ArchiveLimitError(
+              `${entry.fileName}'s compression ratio is over ${over} (a decompression bomb)`,
+            ),
+          );
+        if (pick(entry.fileName)) found.push(entry);
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve());
+      zip.on('error', (err: Error) => reject(archiveError(err, 'readable zip archive')));
+      zip.readEntry();
+    });
+    if (declared > limits.ratioFloor && declared > buffer.length * limits.ratio)
+      throw new ArchiveLimitError(
+        `the archive's compression ratio is over ${limits.ratio} (a decompression bomb)`,
+      );
+    if (found.length === 0) throw new ArchiveError(`no ${what} in the archive`);
+    if (found.length > 1) throw new ArchiveError(`more than one ${what} in the archive`);
+    const entry = found[0]!;
+    if (entry.uncompressedSize > limits.entryBytes)
+      throw new ArchiveLimitError(`${what} is larger than ${limits.entryBytes} bytes`);
+    const stream = await new Promise<Readable>((resolve, reject) =>
+      zip.openReadStream(entry, (err, s) =>
+        err || !s ? reject(archiveError(err, `readable ${what}`)) : resolve(s),
+      ),
+    );
+    try {
+      return await readAtMost(stream, limits.entryBytes, what);
+    } catch (err) {
+      throw archiveError(err, `readable ${what}`);
+    }
+  } finally {
+    zip.close();
+  }
+}
