@@ -13,7 +13,11 @@ export const ErrorCode = {
   UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
   TooManyRequests: 'TOO_MANY_REQUESTS',
   Internal: 'INTERNAL',
+  /** The stored content of an artifact is missing or damaged (its blob failed verification). */
+  ContentDamaged: 'CONTENT_DAMAGED',
   Unavailable: 'UNAVAILABLE',
+  /** No space left to store the upload (507). */
+  InsufficientStorage: 'INSUFFICIENT_STORAGE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -1,9 +1,22 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ErrorCode } from '@granary/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type BlobCache, type BlobStore, pumpFile } from '../../platform/blobs/index.ts';
+import {
+  type BlobCache,
+  BlobDamagedError,
+  BlobNotFoundError,
+  type BlobStore,
+  BlobVerifier,
+  handleDamagedBlob,
+  pumpFile,
+  verifiedChunks,
+} from '../../platform/blobs/index.ts';
+import type { Db } from '../../platform/db/index.ts';
 import { DomainError } from '../../platform/http/errors.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
+import { repositoryKeyOf } from './blob-scrub.queries.ts';
 import { isActiveContent, mimeTypeOf } from './mime.ts';
 
 /** Every artifact answer is inert: no sniffing, no scripts, pages downloaded rather than rendered. */
@@ -36,11 +49,72 @@ function etagMatches(header: string, artifact: ArtifactRow): boolean {
   });
 }
 
-/** Serves a stored artifact: checksums, ETag, Last-Modified, conditional GET and byte ranges. */
+/** Where an artifact is served from: the blob store, its cache, and the database to record faults in. */
+export interface ArtifactStore {
+  db: Db;
+  blobs: BlobStore;
+  blobCache?: BlobCache;
+}
+
+const FAULT_WORDS = { corrupt: 'damaged', missing: 'missing', empty: 'damaged (stored empty)' } as const;
+
+/**
+ * An artifact's blob is missing or failed verification (issue 12 §9, §11): one error line naming the
+ * artifact and the blob, the fault recorded for repair (see handleDamagedBlob), and the error the
+ * client gets when nothing was sent yet — a 500 saying so, with the request id.
+ */
+async function contentDamaged(
+  request: FastifyRequest,
+  store: ArtifactStore,
+  artifact: ArtifactRow,
+  error: BlobNotFoundError | BlobDamagedError,
+): Promise<DomainError> {
+  const kind = error instanceof BlobDamagedError ? error.kind : 'missing';
+  const detail = error instanceof BlobDamagedError ? error.detail : 'the blob is not in the store';
+  const repository = await repositoryKeyOf(store.db, artifact.repositoryId).catch(() => undefined);
+  const where = `${repository ?? artifact.repositoryId}/${artifact.path}`;
+  request.log.error(
+    { repository, path: artifact.path, sha256: artifact.sha256, fault: kind, detail },
+    `stored content of ${where} is ${FAULT_WORDS[kind]}: blob ${artifact.sha256}`,
+  );
+  await handleDamagedBlob(
+    { db: store.db, blobs: store.blobs, log: request.log },
+    { sha256: artifact.sha256, kind, detail, artifact: where, source: 'download' },
+    error instanceof BlobDamagedError ? error : undefined,
+  );
+  return new DomainError(
+    500,
+    ErrorCode.ContentDamaged,
+    `The stored content of ${where} is ${FAULT_WORDS[kind]} (request ${request.id})`,
+  );
+}
+
+const isBlobFault = (error: unknown): error is BlobNotFoundError | BlobDamagedError =>
+  error instanceof BlobNotFoundError || error instanceof BlobDamagedError;
+
+/**
+ * Serves a stored artifact: checksums, ETag, Last-Modified, conditional GET and byte ranges. A whole
+ * file is verified (SHA-256 and size) as it goes out: a damaged blob's answer is cut before its last
+ * chunk, never completed (see pumpFile, verifiedChunks); a missing or empty one answers 500.
+ */
 export async function sendArtifact(
   request: FastifyRequest,
   reply: FastifyReply,
-  store: { blobs: BlobStore; blobCache?: BlobCache },
+  store: ArtifactStore,
+  artifact: ArtifactRow,
+): Promise<FastifyReply> {
+  try {
+    return await sendVerified(request, reply, store, artifact);
+  } catch (error) {
+    if (isBlobFault(error)) throw await contentDamaged(request, store, artifact, error);
+    throw error;
+  }
+}
+
+async function sendVerified(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: ArtifactStore,
   artifact: ArtifactRow,
 ): Promise<FastifyReply> {
   const name = artifact.path.split('/').at(-1) ?? '';
@@ -82,42 +156,80 @@ export async function sendArtifact(
   }
   if (!range || range.start === 0)
     request.server.packageDownloads?.count(artifact.repositoryId, artifact.path);
-  // Small, often-read files come from memory: no file or S3 read per request.
-  const whole = await store.blobCache?.read(artifact.sha256, size);
-  if (whole) {
+  // Small, often-read files come from memory: no file or S3 read per request (verified when loaded).
+  const cached = await store.blobCache?.read(artifact.sha256, size);
+  if (cached) {
     if (range) {
       reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
       reply.code(206);
-      return reply.send(whole.subarray(range.start, range.end + 1));
+      return reply.send(cached.subarray(range.start, range.end + 1));
     }
-    return reply.code(200).send(whole);
+    return reply.code(200).send(cached);
   }
   const { blobs } = store;
-  if (blobs.openFile) {
-    // A local file: written straight to the socket through reused chunks (see pumpFile).
-    const { file } = await blobs.openFile(artifact.sha256);
-    const start = range?.start ?? 0;
-    const end = range?.end ?? size - 1;
-    if (range) reply.header('content-range', `bytes ${start}-${end}/${size}`);
-    reply.header('content-length', String(end - start + 1));
-    reply.code(range ? 206 : 200);
+  const start = range?.start ?? 0;
+  const end = range?.end ?? size - 1;
+  // A byte range cannot be checked against the blob's sha256; the scrub checks those blobs whole.
+  const whole = start === 0 && end === size - 1;
+  if (range) reply.header('content-range', `bytes ${start}-${end}/${size}`);
+  reply.header('content-length', String(end - start + 1));
+  reply.code(range ? 206 : 200);
+  const begin = () => {
     reply.hijack();
     reply.raw.writeHead(reply.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
-    await pumpFile(reply.raw, file, start, end);
+  };
+  if (blobs.openFile) {
+    // A local file: written straight to the socket through reused chunks (see pumpFile).
+    const { file, size: stored } = await blobs.openFile(artifact.sha256);
+    if (stored !== size) {
+      await file.close();
+      throw new BlobDamagedError(
+        artifact.sha256,
+        stored === 0 ? 'empty' : 'corrupt',
+        `stored ${stored} of ${size} bytes`,
+      );
+    }
+    const result = await pumpFile(reply.raw, file, start, end, {
+      verify: whole ? new BlobVerifier(artifact.sha256, size) : undefined,
+      onFirstWrite: begin,
+    });
+    if (result.damaged) {
+      const answer = await contentDamaged(request, store, artifact, result.damaged);
+      if (!result.started) throw answer; // nothing sent yet: a plain 500
+    } else if (result.error) {
+      request.log.error(
+        { err: result.error, path: artifact.path, sha256: artifact.sha256 },
+        'reading a blob failed mid-response',
+      );
+    }
     return reply;
   }
-  let stream: NodeJS.ReadableStream;
-  if (range) {
-    stream = await blobs.get(artifact.sha256, range);
-    reply.header('content-range', `bytes ${range.start}-${range.end}/${size}`);
-    reply.header('content-length', String(range.end - range.start + 1));
-    reply.code(206);
-  } else {
-    stream = await blobs.get(artifact.sha256);
-    reply.header('content-length', String(size));
-    reply.code(200);
+  if (!whole) return reply.send((await blobs.get(artifact.sha256, { start, end })) as Readable);
+  // Another store (S3): the stream is verified as it passes, its last chunk held back until it
+  // matched. A blob of one chunk is verified before the answer starts.
+  const chunks = verifiedChunks(
+    (await blobs.get(artifact.sha256)) as AsyncIterable<Uint8Array>,
+    artifact.sha256,
+    size,
+  );
+  const first = await chunks.next();
+  begin();
+  async function* all(): AsyncGenerator<Buffer> {
+    if (!first.done) yield first.value;
+    yield* chunks;
   }
-  return reply.send(stream as Readable);
+  try {
+    await pipeline(Readable.from(all()), reply.raw);
+  } catch (error) {
+    // The response is cut (pipeline destroyed it): the client sees a broken transfer.
+    if (error instanceof BlobDamagedError) await contentDamaged(request, store, artifact, error);
+    else if ((error as { code?: unknown }).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+      request.log.error(
+        { err: error, path: artifact.path, sha256: artifact.sha256 },
+        'reading a blob failed mid-response',
+      );
+  }
+  return reply;
 }
 
 const escapeHtml = (s: string) =>

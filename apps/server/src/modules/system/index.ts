@@ -1,10 +1,15 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { Microservice } from '@granary/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../app.ts';
+import { StorageHealth } from '../../platform/blobs/index.ts';
+import { isOutOfSpace } from '../../platform/http/infrastructure-errors.ts';
 import type { AccessModule } from '../access/index.ts';
 import { FeatureFlags } from './features.service.ts';
 import { GeneralSettings } from './general.service.ts';
+import { healthRoutes } from './health.routes.ts';
+import { HealthChecks } from './health.service.ts';
 import { jobsRoutes } from './jobs.routes.ts';
 import { LicenseService } from './license.service.ts';
 import { LoginConfigSettings } from './login-config.service.ts';
@@ -35,6 +40,8 @@ export interface SystemServices {
   license: LicenseService;
   nodes: NodeRegistry;
   onboarding: OnboardingState;
+  /** Database and storage checks of the health endpoints. */
+  health: HealthChecks;
   microservices: Record<Microservice, boolean>;
   anonymousAccessAllowed(): Promise<boolean>;
 }
@@ -69,11 +76,24 @@ export async function registerSystem(
       logging.server,
     ),
     onboarding: new OnboardingState(database.db),
+    health: new HealthChecks(
+      database.db,
+      config.databaseTimeoutMs,
+      new StorageHealth([
+        path.join(config.home, 'tmp'),
+        ...(blobs.kind === 'filesystem' ? [path.join(config.home, 'blobs')] : []),
+      ]),
+    ),
     microservices: RUNNING_MICROSERVICES,
     // Read through the access module's settings service, never its tables.
     anonymousAccessAllowed: async () => (await access.context.settings.get()).anonymousAccess,
   };
   app.decorate('system', services);
+  // Any request failing for lack of space (any format, any scope) shows in the health detail.
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isOutOfSpace(error)) services.health.storage.noteOutOfSpace(error);
+  });
+  await app.register(healthRoutes(services.health, { db: database.db, jobs: platform.jobs }));
   await app.register(systemRoutes(services));
   await app.register(jobsRoutes(platform.jobs));
   await services.nodes.start(platform.jobs);

@@ -402,6 +402,7 @@ describe(`system: console start-up calls (${testEngine})`, () => {
         'GET /ui/api/v1/system/status/nodes',
         'GET /api/system/jobs',
         'POST /api/system/jobs/:name/run',
+        'GET /api/system/storage/scrub',
       ].sort(),
     );
     for (const { method, url } of admin) {

@@ -19,7 +19,6 @@ import {
   nodesSchema,
   onboardingSchema,
   onboardingUpdateSchema,
-  PING_BODY,
   versionSchema,
 } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
@@ -33,7 +32,7 @@ const V1 = '/ui/api/v1';
 const tags = ['system'];
 
 /**
- * Health and version (public, never touching the database), and the console's start-up calls of
+ * Version (public, never touching the database; health is in health.routes.ts), and the console's start-up calls of
  * spec 000 §7 mounted under /ui/api/v1 (DESIGN.md URL map), with the REST API's licence calls.
  *
  * Who reads what: ping, version, `ui/generalConfig` (reduced for the login page), the logo,
@@ -50,14 +49,7 @@ export function systemRoutes(s: SystemServices): FastifyPluginAsyncZod {
       if (!(await signedInOrAnonymousAllowed(request))) throw new UnauthorizedError();
     };
 
-    app.get(
-      '/api/system/ping',
-      {
-        config: { access: 'public' },
-        schema: { tags, summary: 'Answers OK once the server serves', response: { 200: z.string() } },
-      },
-      async (_request, reply) => reply.type('text/plain; charset=utf-8').send(PING_BODY),
-    );
+    // `/api/system/ping` and the readiness, liveness and health probes: health.routes.ts.
     const versionRoute = {
       config: { access: 'public' as const },
       schema: { tags, summary: 'Product version and revision', response: { 200: versionSchema } },

@@ -26,3 +26,28 @@ export class ChecksumMismatchError extends Error {
     this.actual = actual;
   }
 }
+
+/** How a stored blob failed verification: other bytes than its sha256, absent, or stored empty. */
+export type BlobFaultKind = 'corrupt' | 'missing' | 'empty';
+
+/**
+ * The stored blob is not the content its sha256 names: its bytes hash differently (bit rot, a
+ * partial overwrite), it is gone, or it holds 0 bytes where the artifact has more.
+ */
+export class BlobDamagedError extends Error {
+  override readonly name = 'BlobDamagedError';
+
+  constructor(
+    readonly sha256: string,
+    readonly kind: BlobFaultKind,
+    /** What was found, e.g. `read 1048576 bytes hashing to 3f2a…`. */
+    readonly detail: string,
+    /**
+     * The stored blob has the right size but other bytes: storing the same content again would not
+     * replace it (a store keeps a blob of the right size), so it is moved aside (`quarantine`).
+     */
+    readonly sameSize = false,
+  ) {
+    super(`blob ${sha256} is ${kind === 'corrupt' ? 'damaged' : kind}: ${detail}`);
+  }
+}

@@ -10,6 +10,8 @@ import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums } from './types.
 const READ_CHUNK_BYTES = 1024 * 1024;
 const FAN_OUT_PATTERN = /^[0-9a-f]{2}$/;
 const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+/** Damaged blobs moved aside (`blobs/quarantine/<sha256>.<time>`); not a fan-out folder, so never listed. */
+const QUARANTINE_DIR = 'quarantine';
 
 /** Makes a rename or a new directory entry durable. */
 async function fsyncDirectory(path: string): Promise<void> {
@@ -133,6 +135,16 @@ export class FilesystemBlobStore implements BlobStore {
   async delete(sha256: string): Promise<void> {
     try {
       await unlink(this.pathOf(sha256));
+    } catch (error) {
+      if (!hasErrorCode(error, 'ENOENT')) throw error;
+    }
+  }
+
+  async quarantine(sha256: string): Promise<void> {
+    const dir = join(this.root, QUARANTINE_DIR);
+    await mkdir(dir, { recursive: true });
+    try {
+      await rename(this.pathOf(sha256), join(dir, `${sha256}.${Date.now()}`));
     } catch (error) {
       if (!hasErrorCode(error, 'ENOENT')) throw error;
     }

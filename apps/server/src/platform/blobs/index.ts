@@ -5,11 +5,28 @@ import { TempArea } from './temp-area.ts';
 import type { BlobStore } from './types.ts';
 
 export { BLOB_CACHE_MAX_ENTRY_BYTES, BlobCache } from './blob-cache.ts';
+export {
+  type BlobFault,
+  type FoundFault,
+  handleDamagedBlob,
+  markBlobsRepaired,
+  openBlobFaults,
+  recordBlobFault,
+} from './blob-faults.ts';
 export { assertSha256, isSha256 } from './blob-path.ts';
 export { parseBlobStoreUrl, type S3Location } from './blob-store-url.ts';
-export { BlobNotFoundError, type ChecksumKind, ChecksumMismatchError } from './errors.ts';
-export { PUMP_CHUNK_BYTES, pumpFile } from './file-pump.ts';
+export {
+  BlobDamagedError,
+  type BlobFaultKind,
+  BlobNotFoundError,
+  type ChecksumKind,
+  ChecksumMismatchError,
+} from './errors.ts';
+export { PUMP_CHUNK_BYTES, type PumpResult, pumpFile } from './file-pump.ts';
+export { SCRUB_JOB_NAME, type ScrubReport, type ScrubTarget, scrubBlobs } from './scrub.ts';
+export { type StorageCheck, StorageHealth } from './storage-health.ts';
 export type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums } from './types.ts';
+export { BlobVerifier, verifiedChunks } from './verify.ts';
 
 /**
  * The blob store for a Granary home: the filesystem under `home/blobs` unless `url`

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -185,6 +186,23 @@ export class S3BlobStore implements BlobStore {
 
   async delete(sha256: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(sha256) }));
+  }
+
+  async quarantine(sha256: string): Promise<void> {
+    const Key = this.keyOf(sha256);
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: `${this.prefix}quarantine/${sha256}.${Date.now()}`,
+          CopySource: encodeURIComponent(`${this.bucket}/${Key}`).replaceAll('%2F', '/'),
+        }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
   }
 
   async *list(): AsyncIterable<string> {

@@ -51,6 +51,11 @@ export interface BlobStore {
   openFile?(sha256: string): Promise<{ file: FileHandle; size: number }>;
   /** Removes the blob; absent is fine. */
   delete(sha256: string): Promise<void>;
+  /**
+   * Moves a damaged blob out of the store's namespace (kept under `quarantine/` for inspection), so
+   * it reads as absent and storing the same content again puts a good copy in its place; absent is fine.
+   */
+  quarantine(sha256: string): Promise<void>;
   /** Every stored sha256, in no particular order (for garbage collection). */
   list(): AsyncIterable<string>;
   /** Removes leftovers of interrupted writes (temp files; for S3 also stale incomplete multipart uploads). */

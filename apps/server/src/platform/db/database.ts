@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { type NotifyChannel, pgliteChannel, postgresChannel } from './notify-channel.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -17,6 +18,8 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   readonly db: Db;
+  /** LISTEN/NOTIFY between the nodes on this database (cross-node cache invalidation). */
+  readonly channel: NotifyChannel;
   /** Applies pending migrations; safe when several nodes start at once (advisory lock). */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -35,10 +38,51 @@ export interface DatabaseOptions {
   pglite?: PGlite;
   /** Connection pool size on PostgreSQL. */
   poolSize?: number;
+  /**
+   * PostgreSQL: the longest wait for a pooled or new connection and for each statement's answer
+   * (GRANARY_DATABASE_TIMEOUT_MS). Past it the caller gets a DatabaseUnavailableError.
+   */
+  timeoutMs?: number;
+}
+
+/** Default of GRANARY_DATABASE_TIMEOUT_MS. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5000;
+
+/**
+ * The database cannot be reached or did not answer in time (PostgreSQL stopped, the network gone,
+ * every connection busy). Requests answer 503 with Retry-After; the pool reconnects by itself.
+ */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError';
+  constructor(cause: unknown) {
+    super(`database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** True when `error` or one of its causes (drizzle wraps driver errors) is a DatabaseUnavailableError. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth += 1)
+    if (e instanceof DatabaseUnavailableError) return true;
+  return false;
+}
+
+/** SQLSTATEs of a connection that failed or a server going away: 08xxx, admin/crash shutdown, starting up, too many connections. */
+const CONNECTION_SQLSTATE = /^(08...|57P0[123]|53300)$/;
+const CONNECTION_MESSAGE =
+  /Query read timeout|Connection terminated|not queryable|timeout exceeded when trying to connect|timeout expired/i;
+
+/** A failure of the connection rather than of the statement (which keeps its own error). */
+function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error) || error instanceof DatabaseUnavailableError) return false;
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof pg.DatabaseError) return typeof code === 'string' && CONNECTION_SQLSTATE.test(code);
+  // A socket error (ECONNRESET, EPIPE, ETIMEDOUT, …) or the driver's own timeout and closed-connection errors.
+  return (typeof code === 'string' && /^E[A-Z]+$/.test(code)) || CONNECTION_MESSAGE.test(error.message);
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10);
+  if (opts.url)
+    return openPostgres(opts.url, opts.poolSize ?? 10, opts.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS);
   return openPglite(opts.pglite ?? (await bootPglite(opts.dataDir)));
 }
 
@@ -68,9 +112,11 @@ await db.close();`;
 
 function openPglite(client: PGlite): Database {
   const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const channel = pgliteChannel(client);
   return {
     kind: 'pglite',
     db,
+    channel,
     async migrate() {
       // One process owns a PGlite data folder, and PGlite runs one statement at a time;
       // the advisory lock keeps the code path identical to PostgreSQL's.
@@ -82,21 +128,86 @@ function openPglite(client: PGlite): Database {
       }
     },
     async close() {
+      await channel.close();
       if (!client.closed) await client.close();
     },
   };
 }
 
-function openPostgres(url: string, max: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'granary' });
+type QueryFn = (...args: unknown[]) => unknown;
+
+/**
+ * Turns a pooled client's connection failures (a statement past its timeout, a dropped socket) into
+ * DatabaseUnavailableError, and drops the connection then: a statement that timed out may still be
+ * running on it, and a transaction's client would otherwise go back to the pool stuck behind it.
+ */
+function guardClient(client: pg.PoolClient): void {
+  // A checked-out client whose socket dies emits 'error'; its queries fail anyway.
+  client.on('error', () => {});
+  const query = client.query.bind(client) as QueryFn;
+  const fail = (error: unknown): unknown => {
+    if (!isConnectionFailure(error)) return error;
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    return new DatabaseUnavailableError(error);
+  };
+  (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      args[args.length - 1] = (error: unknown, result: unknown) => callback(error && fail(error), result);
+      return query(...args);
+    }
+    const result = query(...args);
+    return result instanceof Promise
+      ? result.catch((error: unknown) => {
+          throw fail(error);
+        })
+      : result;
+  };
+}
+
+/** A pool whose connection failures (none free in time, none possible) are DatabaseUnavailableError. */
+class GuardedPool extends pg.Pool {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's overloads (promise or callback) pass through unchanged
+  override connect(callback?: any): any {
+    if (typeof callback === 'function')
+      return super.connect((error, client, done) =>
+        callback(error && new DatabaseUnavailableError(error), client, done),
+      );
+    return super.connect().catch((error: unknown) => {
+      throw new DatabaseUnavailableError(error);
+    });
+  }
+}
+
+function openPostgres(url: string, max: number, timeoutMs: number): Database {
+  const pool = new GuardedPool({
+    connectionString: url,
+    max,
+    application_name: 'granary',
+    // Waiting for a free connection or opening one, and each statement: a stopped or unreachable
+    // server fails requests within this, never for the whole outage.
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    keepAlive: true,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  pool.on('connect', guardClient);
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const channel = postgresChannel(url, pool);
   return {
     kind: 'postgres',
     db,
+    channel,
     async migrate() {
-      const client = await pool.connect();
+      // A connection of its own without the statement timeout: a migration, or waiting for another
+      // node's, may take longer.
+      const client = new pg.Client({
+        connectionString: url,
+        application_name: 'granary-migrate',
+        connectionTimeoutMillis: timeoutMs,
+      });
+      await client.connect();
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
         try {
@@ -105,10 +216,11 @@ function openPostgres(url: string, max: number): Database {
           await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
         }
       } finally {
-        client.release();
+        await client.end();
       }
     },
     async close() {
+      await channel.close();
       await pool.end();
     },
   };
@@ -120,9 +232,22 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   return result.rows;
 }
 
-/** Quick liveness check used by the status endpoints. */
-export async function pingDatabase(db: Db): Promise<void> {
-  await db.execute(sql`select 1`);
+/**
+ * Quick check used by the health endpoints: `select 1`, failing with DatabaseUnavailableError when
+ * it fails or takes longer than `timeoutMs` (PGlite cannot be interrupted: the answer stops waiting).
+ */
+export async function pingDatabase(db: Db, timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([db.execute(sql`select 1`), timeout]);
+  } catch (error) {
+    throw isDatabaseUnavailable(error) ? error : new DatabaseUnavailableError(error);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Creates an empty database on a PostgreSQL server (tests give each suite its own). */
