@@ -1,3 +1,4 @@
+import { mainAdminPassword, signIn } from '../support/console.ts';
 import { expect, test } from '../support/fixtures.ts';
 
 interface Version {
@@ -103,5 +104,50 @@ test.describe('console smoke', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await saveScreenshot('home-mobile');
     await expectAccessible();
+  });
+
+  test('issue 12 §22: the console runs under its Content-Security-Policy with no violation', async ({
+    page,
+    baseURL,
+  }) => {
+    // every violation the page reports, by its DOM event and by the console line Chromium writes
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) violations.push(message.text());
+    });
+    await page.exposeFunction('reportCspViolation', (text: string) => violations.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        const report = (window as unknown as { reportCspViolation: (t: string) => void }).reportCspViolation;
+        report(`${e.violatedDirective} blocked ${e.blockedURI} (${e.sourceFile}:${e.lineNumber})`);
+      });
+    });
+
+    const first = await page.goto('/ui/overview');
+    const csp = first?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(first?.headers()['x-frame-options']).toBe('DENY');
+    await expect(page.getByRole('heading', { level: 1, name: 'Granary' })).toBeVisible();
+
+    await signIn(page, baseURL!, 'admin', mainAdminPassword());
+    const screens: [string, () => Promise<void>][] = [
+      ['/ui/packages', () => expect(page).toHaveTitle(/^Packages - /)],
+      ['/ui/repos/tree/General', () => expect(page).toHaveTitle(/^Artifacts - /)],
+      [
+        '/ui/admin/repositories/new',
+        () => expect(page.getByRole('heading', { name: 'New Repository' })).toBeVisible(),
+      ],
+      [
+        '/ui/admin/management/users',
+        () => expect(page.getByRole('heading', { name: 'Users' })).toBeVisible(),
+      ],
+    ];
+    for (const [url, shown] of screens) {
+      await page.goto(url);
+      await shown();
+      await page.waitForLoadState('networkidle');
+    }
+    expect(violations).toEqual([]);
   });
 });

@@ -26,6 +26,7 @@ import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerRequestLog } from './platform/http/request-log.ts';
+import { registerSecurityHeaders } from './platform/http/security-headers.ts';
 import { Jobs } from './platform/jobs/index.ts';
 import { createLogging, type Logging } from './platform/logger/index.ts';
 import { createOutboundClient, type OutboundClient } from './platform/outbound/index.ts';
@@ -54,6 +55,8 @@ export interface AppDeps {
   database?: Database;
   /** Where the first admin's generated password is printed (default stdout). */
   print?: (line: string) => void;
+  /** The clock token expiry and the credential cache read (epoch ms); tests move it instead of sleeping. */
+  now?: () => number;
 }
 
 export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '../../console/dist');
@@ -78,7 +81,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
   try {
     const database =
       deps.database ??
-      (await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.home, 'db') }));
+      (await openDatabase({
+        url: config.databaseUrl,
+        dataDir: path.join(config.home, 'db'),
+        timeoutMs: config.databaseTimeoutMs,
+      }));
     opened.push(database);
     await database.migrate();
 
@@ -126,6 +133,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     registerErrorHandling(app);
+    registerSecurityHeaders(app);
     const { version } = readVersion();
     await app.register(fastifySwagger, {
       openapi: {
@@ -147,7 +155,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       app.swagger(),
     );
 
-    const access = registerAccessAuthentication(app, database.db, logging.security, config.baseUrl);
+    const access = registerAccessAuthentication(app, database.db, logging.security, config.baseUrl, {
+      channel: database.channel,
+      now: deps.now,
+    });
     registerAccessControl(app);
     registerRequestLog(app, logging.request);
 

@@ -54,6 +54,12 @@ export const repositoryWriteSchema = z.strictObject({
   retrievalCachePeriodSecs: seconds.optional(),
   missedRetrievalCachePeriodSecs: seconds.optional(),
   storeArtifactsLocally: z.boolean().optional(),
+  /**
+   * On by default (dependency-confusion protection): through a virtual repository without
+   * `allowRemoteOverride`, this remote is never asked for anything of a package a local member holds
+   * (another version of an npm name, a PyPI project, a Maven groupId:artifactId).
+   */
+  namespaceConfusionProtection: z.boolean().optional(),
   // virtual
   repositories: z.array(z.string()).max(500).optional(),
   defaultDeploymentRepo: z.string().nullable().optional(),
@@ -84,6 +90,7 @@ export const repositorySchema = z.object({
   retrievalCachePeriodSecs: z.number().optional(),
   missedRetrievalCachePeriodSecs: z.number().optional(),
   storeArtifactsLocally: z.boolean().optional(),
+  namespaceConfusionProtection: z.boolean().optional(),
   repositories: z.array(z.string()).optional(),
   defaultDeploymentRepo: z.string().nullable().optional(),
   allowRemoteOverride: z.boolean().optional(),

@@ -14,6 +14,7 @@ const SETTINGS = {
   port: { env: 'GRANARY_PORT', yaml: 'port' },
   host: { env: 'GRANARY_HOST', yaml: 'host' },
   databaseUrl: { env: 'GRANARY_DATABASE_URL', yaml: 'databaseUrl' },
+  databaseTimeoutMs: { env: 'GRANARY_DATABASE_TIMEOUT_MS', yaml: 'databaseTimeoutMs' },
   blobstoreUrl: { env: 'GRANARY_BLOBSTORE_URL', yaml: 'blobstoreUrl' },
   adminPassword: { env: 'GRANARY_ADMIN_PASSWORD', yaml: 'adminPassword' },
   baseUrl: { env: 'GRANARY_BASE_URL', yaml: 'baseUrl' },
@@ -24,9 +25,19 @@ const SETTINGS = {
   logMaxFiles: { env: 'GRANARY_LOG_MAX_FILES', yaml: 'logMaxFiles' },
   logStdout: { env: 'GRANARY_LOG_STDOUT', yaml: 'logStdout' },
   bodyLimitBytes: { env: 'GRANARY_BODY_LIMIT_BYTES', yaml: 'bodyLimitBytes' },
+  npmPublishMaxBytes: { env: 'GRANARY_NPM_PUBLISH_MAX_BYTES', yaml: 'npmPublishMaxBytes' },
   blobCacheBytes: { env: 'GRANARY_BLOB_CACHE_BYTES', yaml: 'blobCacheBytes' },
   ociGcIntervalSecs: { env: 'GRANARY_OCI_GC_INTERVAL_SECS', yaml: 'ociGcIntervalSecs' },
   ociGcGraceSecs: { env: 'GRANARY_OCI_GC_GRACE_SECS', yaml: 'ociGcGraceSecs' },
+  ociUploadExpirySecs: { env: 'GRANARY_OCI_UPLOAD_EXPIRY_SECS', yaml: 'ociUploadExpirySecs' },
+  minUploadRateBytesPerSec: {
+    env: 'GRANARY_MIN_UPLOAD_RATE_BYTES_PER_SEC',
+    yaml: 'minUploadRateBytesPerSec',
+  },
+  minUploadRateWindowSecs: { env: 'GRANARY_MIN_UPLOAD_RATE_WINDOW_SECS', yaml: 'minUploadRateWindowSecs' },
+  maxUploadsPerAddress: { env: 'GRANARY_MAX_UPLOADS_PER_ADDRESS', yaml: 'maxUploadsPerAddress' },
+  scrubIntervalSecs: { env: 'GRANARY_SCRUB_INTERVAL_SECS', yaml: 'scrubIntervalSecs' },
+  scrubRateBytesPerSec: { env: 'GRANARY_SCRUB_RATE_BYTES_PER_SEC', yaml: 'scrubRateBytesPerSec' },
   shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
   consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
   trustProxy: { env: 'GRANARY_TRUST_PROXY', yaml: 'trustProxy' },
@@ -52,6 +63,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/.+/, 'expected postgres://user:password@host:port/database')
     .optional(),
+  /**
+   * PostgreSQL: the longest wait for a pooled connection, a new connection or one statement's answer;
+   * past it the request answers 503 with Retry-After (the database is unreachable or stuck).
+   */
+  databaseTimeoutMs: integer(100, 600_000).default(5000),
   blobstoreUrl: z
     .string()
     .regex(/^s3:\/\/[^/?]+/, 'expected s3://bucket?endpoint=…&region=…')
@@ -78,11 +94,25 @@ export const configSchema = z.object({
   logMaxFiles: integer(1, 1000).default(10),
   logStdout: boolean.default(true),
   bodyLimitBytes: integer(1024, 2 ** 40).default(10 * 1024 * 1024),
+  /** Largest `npm publish` document (the tarball travels in it, base64): refused with 413 before it is buffered. */
+  npmPublishMaxBytes: integer(1024, 2 ** 40).default(128 * 1024 * 1024),
   /** Memory for the most-read small blobs (each ≤ 4 MiB), served without a disk or S3 read; 0 turns it off. */
   blobCacheBytes: integer(0, 2 ** 40).default(128 * 1024 * 1024),
   /** OCI garbage collection: how often it runs, and how old an unreferenced blob must be to go. */
   ociGcIntervalSecs: integer(60, 30 * 24 * 3600).default(6 * 3600),
   ociGcGraceSecs: integer(0, 30 * 24 * 3600).default(3600),
+  /** An OCI blob upload idle this long is dropped with its bytes (`oci.uploads-expire`). */
+  ociUploadExpirySecs: integer(1, 30 * 24 * 3600).default(24 * 3600),
+  /**
+   * Slow clients (issue 12 §15): a request body arriving slower than this on average over the window
+   * is cut (0 turns it off); at most this many uploads at once from one address (0: no cap), beyond → 429.
+   */
+  minUploadRateBytesPerSec: integer(0, 2 ** 40).default(1024),
+  minUploadRateWindowSecs: integer(1, 3600).default(60),
+  maxUploadsPerAddress: integer(0, 1_000_000).default(16),
+  /** The blob scrub (re-hashes every stored blob to find damage): how often a pass starts, and its read rate. */
+  scrubIntervalSecs: integer(60, 365 * 24 * 3600).default(7 * 24 * 3600),
+  scrubRateBytesPerSec: integer(1024, 2 ** 40).default(32 * 1024 * 1024),
   shutdownTimeoutMs: integer(0, 600_000).default(30_000),
   consoleDir: z.string().optional(),
   /**

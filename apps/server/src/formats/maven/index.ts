@@ -42,6 +42,7 @@ import {
   mavenSnippets,
   settingsXml,
 } from './snippets.ts';
+import { mavenPackageFolder, mavenUpstreamCheck } from './upstream.ts';
 
 /**
  * Maven (and Gradle, which publishes and resolves the same layout): deploy by PUT, resolve by GET,
@@ -178,7 +179,19 @@ async function deployFile(request: FormatRequest, reply: FastifyReply, ctx: Form
   // Released versions never change (unless the repository allows redeploys); snapshots and files outside the layout may be replaced.
   const noOverwrite = parsed !== null && !parsed.snapshot && !target.repository.maven?.allowReleaseRedeploy;
   let stored: Awaited<ReturnType<FormatContext['deploy']>>;
-  if (parsed?.extension === 'pom' && !parsed.classifier) {
+  const isPom = parsed?.extension === 'pom' && !parsed.classifier;
+  if (String(request.headers['x-checksum-deploy']).toLowerCase() === 'true') {
+    // Deploy by checksum (JFrog CLI, Artifactory's API): content already stored, no bytes sent. A POM
+    // comes with its bytes, whose coordinates are checked against the path.
+    request.body.resume();
+    if (isPom) throw new MavenError(404, `${path}: a POM is deployed with its bytes, not by checksum`);
+    stored = await ctx.deploy(path, Buffer.alloc(0), {
+      expected,
+      byChecksum: true,
+      noOverwrite,
+      metadata: null,
+    });
+  } else if (isPom) {
     await target.authorize('write', path);
     let bytes: Buffer;
     try {
@@ -293,10 +306,16 @@ async function acceptChecksum(
 
 /**
  * A virtual repository's maven-metadata.xml: the members' documents merged; null when none has one.
- * Dependency-confusion protection: when a local member holds the document, remote members' are left out.
+ * Dependency-confusion protection: when a local member holds the document, remote members' are left
+ * out, and not even asked for it (the coordinates never leave the server).
  */
 async function mergedMetadata(ctx: FormatContext, path: string): Promise<Buffer | null> {
-  const members = await ctx.members();
+  const all = await ctx.members();
+  const locals = all.filter((m) => m.repository.rclass === 'local');
+  const held = await Promise.all(
+    locals.map(async (m) => !policyRefusal(m.repository, path, false) && !!(await m.stat(path))),
+  );
+  const members = held.some(Boolean) ? locals : all;
   const found = await Promise.all(
     members.map(async (member) => {
       if (policyRefusal(member.repository, path, false)) return null;
@@ -466,6 +485,8 @@ function makeFormat(id: 'maven' | 'gradle'): PackageFormat {
     handle,
     afterChange,
     isMetadataPath,
+    upstreamCheck: mavenUpstreamCheck,
+    packageFolder: mavenPackageFolder,
     errorBody(error, reply) {
       reply.type('text/plain; charset=utf-8');
       reply.raw.statusMessage = reasonPhrase(error.message);

@@ -3,6 +3,18 @@ import { ADMIN_AUTH, describeFormatProtocolConformance } from '../sdk/protocol-c
 import { gradleFormat, mavenFormat } from './index.ts';
 import { parseMetadata } from './index-builder.ts';
 
+/**
+ * A jar as small as a zip gets (an empty archive whose comment names the version): a remote checks
+ * that its upstream's jars are zips (issue 12 §5).
+ */
+function emptyJar(version: string): Buffer {
+  const comment = Buffer.from(`jar of ${version}`);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(comment.length, 20);
+  return Buffer.concat([end, comment]);
+}
+
 /** Maven through its own protocol: PUT the POM and jar as mvn deploy does, read maven-metadata.xml. */
 const driver = {
   name: 'org.granary.conformance:conf-lib',
@@ -13,7 +25,7 @@ const driver = {
     const dir = `/repository/${repoKey}/${groupId.replaceAll('.', '/')}/${artifactId}/${version}`;
     const pom = `<project><modelVersion>4.0.0</modelVersion><groupId>${groupId}</groupId><artifactId>${artifactId}</artifactId><version>${version}</version></project>`;
     for (const [file, body] of [
-      [`${artifactId}-${version}.jar`, `jar of ${version}`],
+      [`${artifactId}-${version}.jar`, emptyJar(version)],
       [`${artifactId}-${version}.pom`, pom],
     ] as const) {
       const res = await t.app.inject({

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../platform/events/index.ts';
 import {
   basicAuth,
   createTestApp,
@@ -288,10 +289,67 @@ describe(`maven repositories (${testEngine})`, () => {
     ).toBe(201);
   });
 
-  it('a deployer without delete permission still cannot replace a release', async () => {
+  it('a deployer without delete permission still cannot replace a release (issue 12 §13: the same bytes again succeed)', async () => {
     const at = `/repository/libs-all/${LIB}/1.0/demo-lib-1.0.jar`;
     expect((await put(at, JAR, DEPLOYER)).statusCode).toBe(201);
-    expect((await put(at, JAR, DEPLOYER)).statusCode).toBe(409);
+    expect((await put(at, JAR, DEPLOYER)).statusCode).toBe(201);
+    expect((await put(at, Buffer.from('other bytes'), DEPLOYER)).statusCode).toBe(409);
+    expect((await get(at)).rawPayload.equals(JAR)).toBe(true);
+  });
+
+  it('issue 12 §13: an identical re-deploy of a release is an idempotent success (same answer, nothing changed, no second event); other bytes stay 409', async () => {
+    const at = `/repository/libs-release/${LIB}/2.0.0/demo-lib-2.0.0.jar`;
+    const deployed = async () =>
+      (await listEvents(t.app.granary.database.db)).filter(
+        (e) => e.type === 'artifact.deployed' && e.payload.path === `${LIB}/2.0.0/demo-lib-2.0.0.jar`,
+      ).length;
+    const storage = () => get(`/api/storage/libs-release/${LIB}/2.0.0/demo-lib-2.0.0.jar`);
+    const first = await put(at, JAR, ADMIN, { 'x-checksum-sha1': digest('sha1', JAR) });
+    expect(first.statusCode, first.body).toBe(201);
+    const before = (await storage()).json();
+    expect(await deployed()).toBe(1);
+    // A client's retry: the same bytes, with or without its checksum headers.
+    const retries: Record<string, string>[] = [{}, { 'x-checksum-sha1': digest('sha1', JAR) }];
+    for (const headers of retries) {
+      const again = await put(at, JAR, ADMIN, headers);
+      expect(again.statusCode, again.body).toBe(201);
+      expect(again.json()).toEqual(first.json());
+    }
+    expect((await storage()).json()).toEqual(before);
+    expect(await deployed()).toBe(1);
+    // Different bytes are refused, announced or not, and the release stays.
+    const other = Buffer.from('a rebuilt jar');
+    const refused = await put(at, other);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toMatch(/already exists in repository 'libs-release' and cannot be overwritten/);
+    const announced = await put(at, other, ADMIN, { 'x-checksum-sha1': digest('sha1', other) });
+    expect(announced.statusCode).toBe(409);
+    expect((await get(at)).rawPayload.equals(JAR)).toBe(true);
+    expect(await deployed()).toBe(1);
+  });
+
+  it('issue 12 §13: a checksum deploy (X-Checksum-Deploy) of a release is idempotent for the same content, 409 for other content, 404 for unknown', async () => {
+    const jar = `/repository/libs-release/${LIB}/2.1.0/demo-lib-2.1.0.jar`;
+    const byChecksum = (url: string, sha1: string) =>
+      put(url, '', ADMIN, { 'x-checksum-deploy': 'true', 'x-checksum-sha1': sha1 });
+    expect((await put(jar, JAR)).statusCode).toBe(201);
+    // The jar's content stored a second time without its bytes, at another release.
+    const copy = `/repository/libs-release/${LIB}/2.2.0/demo-lib-2.2.0.jar`;
+    const linked = await byChecksum(copy, digest('sha1', JAR));
+    expect(linked.statusCode, linked.body).toBe(201);
+    expect((await get(copy)).rawPayload.equals(JAR)).toBe(true);
+    // Again: the same content is a success; the POM's (other stored content) a conflict.
+    expect((await byChecksum(copy, digest('sha1', JAR))).statusCode).toBe(201);
+    expect(
+      (await put(`/repository/libs-release/${LIB}/2.1.0/demo-lib-2.1.0.pom`, pomFor('2.1.0'))).statusCode,
+    ).toBe(201);
+    const conflict = await byChecksum(copy, digest('sha1', pomFor('2.1.0')));
+    expect(conflict.statusCode).toBe(409);
+    expect((await get(copy)).rawPayload.equals(JAR)).toBe(true);
+    expect(
+      (await byChecksum(`/repository/libs-release/${LIB}/2.3.0/demo-lib-2.3.0.jar`, 'f'.repeat(40)))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('deleting a snapshot build regenerates the metadata; deleting the last version removes it', async () => {
@@ -347,8 +405,13 @@ describe(`maven repositories (${testEngine})`, () => {
     expect((await get(`/repository/central/${REMOTE_LIB}/0.9/remote-lib-0.9.jar.sha512`)).body).toBe(
       digest('sha512', JAR),
     );
-    // Checksums are computed, never fetched from the upstream.
-    expect(upstream.hits.some((h) => h.endsWith('.sha1') || h.endsWith('.sha512'))).toBe(false);
+    // Checksums are computed, never relayed: the upstream is asked for the jar's .sha1 once, to verify
+    // the jar before caching it (issue 12 §4), and never for the others.
+    expect(upstream.hits.filter((h) => h.endsWith('.sha1'))).toEqual([
+      `/maven2/${REMOTE_LIB}/maven-metadata.xml.sha1`,
+      `/maven2/${REMOTE_LIB}/0.9/remote-lib-0.9.jar.sha1`,
+    ]);
+    expect(upstream.hits.some((h) => h.endsWith('.sha512') || h.endsWith('.md5'))).toBe(false);
   });
 
   it('issue 7: a remote that does not handle snapshots never asks its upstream for one', async () => {
@@ -373,7 +436,9 @@ describe(`maven repositories (${testEngine})`, () => {
     const at = `/repository/gradle-local/${LIB}/1.0/demo-lib-1.0`;
     expect((await put(`${at}.module`, '{"formatVersion":"1.1"}')).statusCode).toBe(201);
     expect((await put(`${at}.pom`, pomFor('1.0'))).statusCode).toBe(201);
-    expect((await put(`${at}.pom`, pomFor('1.0'))).statusCode).toBe(409);
+    // issue 12 §13: the same POM again is a retry's success; another POM for the release a conflict.
+    expect((await put(`${at}.pom`, pomFor('1.0'))).statusCode).toBe(201);
+    expect((await put(`${at}.pom`, `${pomFor('1.0')}\n`)).statusCode).toBe(409);
     expect((await metadata(`/repository/gradle-local/${LIB}/maven-metadata.xml`)).versions).toEqual(['1.0']);
   });
 

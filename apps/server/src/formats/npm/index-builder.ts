@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import semver from 'semver';
-import type { FormatContext } from '../sdk/format.ts';
+import type { FormatContext, FormatRepository, StoredFile } from '../sdk/format.ts';
 import { eventsFolder, metaFolder, remotePackumentPath, tarballPath, versionsFolder } from './names.ts';
 
 /** What was published for one version (`.npm/{name}/versions/{version}.json`), written once. */
@@ -232,7 +232,10 @@ function relativeTarball(name: string, url: unknown, version: string): string {
  * revalidated after the metadata retrieval period (the core's remote cache), with tarball URLs
  * pointing at this repository.
  */
-export async function remotePackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+export async function remotePackument(
+  ctx: { repository: FormatRepository; get(path: string): Promise<StoredFile | null> },
+  name: string,
+): Promise<Packument | null> {
   const file = await ctx.get(remotePackumentPath(name));
   if (!file) return null;
   const key = `R\u0000${ctx.repository.key}\u0000${name}`;
@@ -279,22 +282,31 @@ export async function packumentOf(ctx: FormatContext, name: string): Promise<Pac
  * A virtual repository's packument: its members' merged in resolution order (the first member
  * with a version wins it, and each dist-tag). When a local member holds the name, versions come
  * only from local members: an upstream can never add a version to a name taken here (dependency
- * confusion). A failing upstream leaves its member out.
+ * confusion), so remote members are not even asked for it (the name never leaves the server).
+ * A failing upstream leaves its member out.
  */
 export async function virtualPackument(ctx: FormatContext, name: string): Promise<Packument | null> {
   const members = await ctx.members();
-  const found = await Promise.all(
-    members.map(async (m) => {
-      try {
-        return await packumentOf(m, name);
-      } catch (err) {
-        ctx.log.warn({ member: m.repository.key, name, err: (err as Error).message }, 'npm member skipped');
-        return null;
-      }
-    }),
+  const packumentIn = async (m: FormatContext) => {
+    try {
+      return await packumentOf(m, name);
+    } catch (err) {
+      ctx.log.warn({ member: m.repository.key, name, err: (err as Error).message }, 'npm member skipped');
+      return null;
+    }
+  };
+  const isLocal = (m: FormatContext) => m.repository.rclass === 'local';
+  const local = (await Promise.all(members.filter(isLocal).map(packumentIn))).filter(
+    (p): p is Packument => p !== null,
   );
-  let parts = found.filter((p): p is Packument => p !== null);
-  if (parts.some((p) => p.local)) parts = parts.filter((p) => p.local);
+  const others =
+    local.length > 0
+      ? []
+      : (await Promise.all(members.filter((m) => !isLocal(m)).map(packumentIn))).filter(
+          (p): p is Packument => p !== null,
+        );
+  // Local members first (they win every version anyway), then the others in member order.
+  const parts = [...local, ...others];
   if (parts.length === 0) return null;
   if (parts.length === 1) return { ...parts[0]!, fingerprint: `V${parts[0]!.fingerprint}` };
   const versions: Record<string, Manifest> = {};

@@ -5,17 +5,10 @@ import { npmAfterChange } from './after-change.ts';
 import { localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
 import { extractNpmMetadata } from './metadata.ts';
 import { escapeName, META_ROOT, type NpmPath, parseNpmPath } from './names.ts';
-import {
-  deleteTarball,
-  MAX_PUBLISH_BYTES,
-  NpmError,
-  publish,
-  readJsonBody,
-  unpublishAll,
-  updatePackage,
-} from './publish.ts';
+import { deleteTarball, NpmError, publish, readJsonBody, unpublishAll, updatePackage } from './publish.ts';
 import { registryApi } from './registry-api.ts';
 import { npmInstallCommand, npmSnippets } from './snippets.ts';
+import { npmPackageFolder, npmPatternPath, npmUpstreamCheck } from './upstream.ts';
 
 const ABBREVIATED = 'application/vnd.npm.install-v1+json';
 
@@ -98,7 +91,12 @@ async function handlePackage(request: FormatRequest, reply: FastifyReply, ctx: F
       if (method === 'PUT') {
         if (ctx.repository.rclass === 'remote')
           throw new NpmError(405, `Remote repository '${ctx.repository.key}' does not accept publishes`);
-        const doc = await readJsonBody(request.body, MAX_PUBLISH_BYTES);
+        // Anonymous callers without write permission hear 401 before their body is read.
+        if (!ctx.principal) await (await ctx.deployContext()).authorize('write', p.name);
+        const doc = await readJsonBody(request.body, ctx.app.granary.config.npmPublishMaxBytes, {
+          announced: request.headers['content-length'],
+          setting: 'GRANARY_NPM_PUBLISH_MAX_BYTES',
+        });
         if (!isObject(doc)) throw new NpmError(400, 'The publish document must be a JSON object');
         const hasTarball = isObject(doc._attachments) && Object.keys(doc._attachments).length > 0;
         const answer = hasTarball ? await publish(ctx, p.name, doc) : await updatePackage(ctx, p.name, doc);
@@ -136,6 +134,8 @@ export const npmFormat: PackageFormat = {
   extractMetadata: extractNpmMetadata,
   snippets: npmSnippets,
   installCommand: npmInstallCommand,
+  /** The registry's records (issue 12 §20): written and served through the npm protocol only. */
+  internalPaths: [`${META_ROOT}/**`],
   /** `.npm/{name}/package.json` (a remote's cached packument) is the upstream's `/{name}`; tarballs keep their path. */
   upstreamUrl(remoteUrl, path) {
     const base = remoteUrl.replace(/\/+$/, '');
@@ -143,8 +143,13 @@ export const npmFormat: PackageFormat = {
     return m ? `${base}/${escapeName(m[1]!)}` : `${base}/${path}`;
   },
   isMetadataPath: (path) => path.startsWith(`${META_ROOT}/`),
+  upstreamCheck: npmUpstreamCheck,
+  patternPath: npmPatternPath,
+  packageFolder: npmPackageFolder,
   afterChange: npmAfterChange,
   errorBody(error, reply) {
+    // A body refused for its size is not read further: the connection closes after the answer.
+    if (error.status === 413) reply.header('connection', 'close');
     if (error.status === 401 && /^Bearer\s/i.test(String(reply.request.headers.authorization ?? '')))
       reply.header('www-authenticate', 'Bearer realm="Granary"');
     return { error: error.message };
@@ -156,9 +161,24 @@ export const npmFormat: PackageFormat = {
       return answered !== false;
     }
     if (p.kind === 'other') {
+      const read = request.method === 'GET' || request.method === 'HEAD';
       // The format's own records are written only through the npm protocol.
-      if (request.path.startsWith(`${META_ROOT}/`) && request.method !== 'GET' && request.method !== 'HEAD')
+      if (request.path.startsWith(`${META_ROOT}/`) && !read)
         throw new NpmError(405, `'${META_ROOT}/' holds the registry's records: use the npm client`);
+      // A remote serves packuments (rewritten to point here) and tarballs, never an upstream document
+      // as it came; through a virtual repository the records are served as packuments only. Folder
+      // listings stay (they show what is stored, never a document).
+      const file = request.path !== '' && !request.path.endsWith('/');
+      if (
+        read &&
+        file &&
+        (ctx.repository.rclass === 'remote' ||
+          (ctx.repository.rclass === 'virtual' && request.path.startsWith(`${META_ROOT}/`)))
+      )
+        throw new NpmError(
+          404,
+          `'${request.path}' is not a package name or tarball of '${ctx.repository.key}'`,
+        );
       return false;
     }
     const answered = await handlePackage(request, reply, ctx, p);

@@ -6,6 +6,7 @@ import { reasonPhrase, redirect } from './respond.ts';
 import { EXTERNAL, serveExternal, serveProject, serveRoot, upstreamUrlOf } from './simple.ts';
 import { pypiInstallCommand, pypiSnippets } from './snippets.ts';
 import { handleUpload } from './upload.ts';
+import { pypiPackageFolder, pypiUpstreamCheck } from './upstream.ts';
 
 /**
  * PyPI: the simple repository API (PEP 503 HTML, PEP 691 JSON, PEP 592, 658/714, 700) that pip reads,
@@ -49,8 +50,12 @@ export const pypiFormat: PackageFormat = {
   extractMetadata: extractPypiMetadata,
   snippets: pypiSnippets,
   installCommand: pypiInstallCommand,
+  /** Files an upstream serves outside its index (issue 12 §20): served by the format's own URL only. */
+  internalPaths: [`${EXTERNAL}/**`],
   upstreamUrl: upstreamUrlOf,
   isMetadataPath: (path) => path.startsWith('simple/'),
+  upstreamCheck: pypiUpstreamCheck,
+  packageFolder: pypiPackageFolder,
 
   async handle(req, reply, ctx) {
     const answer = await route(req, reply, ctx);

@@ -1,5 +1,11 @@
 import type { FastifyReply } from 'fastify';
-import type { FormatContext, FormatFile, FormatRequest } from '../sdk/format.ts';
+import type {
+  FormatContext,
+  FormatFile,
+  FormatRepository,
+  FormatRequest,
+  StoredFile,
+} from '../sdk/format.ts';
 import { readBounded } from './archive.ts';
 import {
   type DistLink,
@@ -92,12 +98,12 @@ async function localLinks(ctx: FormatContext, project: string, linkBase: string)
   return links.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
 }
 
-async function readPage(file: FormatFile): Promise<string> {
+async function readPage(file: StoredFile): Promise<string> {
   return (await readBounded(await file.open(), PAGE_BYTES)).toString('utf8');
 }
 
 /** Where an upstream file is served in the remote repository (see the module comment). */
-function remotePathOf(url: string, base: string, project: string, filename: string): string {
+export function remotePathOf(url: string, base: string, project: string, filename: string): string {
   try {
     const u = new URL(url);
     const b = new URL(`${base}/`);
@@ -116,7 +122,10 @@ function remotePathOf(url: string, base: string, project: string, filename: stri
 }
 
 /** The upstream's page of a project as it is (absolute upstream URLs), or null when the upstream has none. */
-async function upstreamPage(ctx: FormatContext, project: string) {
+export async function upstreamPage(
+  ctx: { repository: FormatRepository; get(path: string): Promise<StoredFile | null> },
+  project: string,
+) {
   const page = await ctx.get(`simple/${project}/index.html`);
   if (!page) return null;
   const base = indexBase(ctx.repository.remote?.url ?? ctx.repository.url ?? '');

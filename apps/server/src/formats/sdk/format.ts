@@ -75,6 +75,8 @@ export interface FormatRepository extends RepositoryRef {
     /** seconds a fetched metadata document stays fresh */
     retrievalCachePeriodSecs: number;
     storeArtifactsLocally: boolean;
+    /** through a virtual repository without allowRemoteOverride, never asked for a package a local member holds (default on) */
+    namespaceConfusionProtection: boolean;
   };
   /** virtual: member keys in resolution order, and where deploys go */
   virtual?: { repositories: string[]; defaultDeploymentRepo?: string };
@@ -97,7 +99,7 @@ export interface DeployOptions {
   /** checksums the client announced: a mismatch stores nothing (ConflictError 'CHECKSUM_MISMATCH') */
   expected?: { sha256?: string; sha1?: string; md5?: string; size?: number };
   properties?: Record<string, string[]>;
-  /** refuse with ConflictError when a file is already stored at the path (immutable versions) */
+  /** refuse with ConflictError when another file is already stored at the path (immutable versions); the same bytes again are an idempotent success that changes nothing */
   noOverwrite?: boolean;
   /** package metadata for the packages index, when the format already parsed it (else extractMetadata runs) */
   metadata?: PackageMetadata | null;
@@ -125,6 +127,48 @@ export interface UpstreamResponse {
   body: Buffer;
   /** `stream: true`: the body unread, for large content (destroy it when not consumed) */
   stream?: Readable;
+}
+
+/**
+ * What an upstream's answer must look like, checked on its first bytes and its content type before
+ * anything is stored or sent: `gzip` (1f 8b), `zip` ("PK"), `bzip2` ("BZh"), `xml` (a document that is
+ * not an HTML page), `json` (an object or array). An HTML page never passes.
+ */
+export type UpstreamKind = 'gzip' | 'zip' | 'bzip2' | 'xml' | 'json';
+
+/** A file an upstream sent, stored in the blob store but not (yet) cached: what `UpstreamCheck.verify` reads. */
+export interface UpstreamFile extends StoredFile {
+  sha1: string;
+  md5: string;
+}
+
+/** remote: what the upstream's answer for one path must be before it is cached and served. */
+export interface UpstreamCheck {
+  /** what the bytes must be; default: what the path's extension names (`.tgz` gzip, `.jar`/`.whl`/`.zip` zip, `.pom` xml); null: anything */
+  kind?: UpstreamKind | null;
+  /** digests the bytes must have (hex), e.g. from the index document that links the file */
+  checksums?: { sha256?: string; sha1?: string; md5?: string };
+  /** reads the stored bytes before they are cached; throws to refuse them (the client gets 502, nothing is cached) */
+  verify?(file: UpstreamFile): Promise<void>;
+}
+
+/**
+ * What a format's `upstreamCheck` may use: the remote's own files and its upstream, as the server
+ * (no caller, no permission check). It must not `get` the path it is checking.
+ */
+export interface UpstreamCheckContext {
+  repository: FormatRepository;
+  log: Logger;
+  /**
+   * A file of this remote: its cached copy (`refresh`: revalidated with the upstream first), or fetched
+   * from the upstream — itself checked — and cached; null when the upstream has none.
+   */
+  get(path: string, opts?: { refresh?: boolean }): Promise<UpstreamFile | null>;
+  /** GET from the upstream (path relative to the remote URL), the body read whole (at most `maxBytes`, default 1 MiB); nothing is cached. */
+  upstream(
+    path: string,
+    opts?: { maxBytes?: number },
+  ): Promise<{ status: number; headers: Headers; body: Buffer }>;
 }
 
 /**
@@ -171,6 +215,12 @@ export interface FormatContext {
     source: Readable,
     opts?: { expected?: DeployOptions['expected'] },
   ): Promise<SpooledBytes>;
+  /**
+   * Bytes an earlier `spool` put in the blob store, found again by their sha256 after the handle was
+   * lost (a restart in the middle of an upload): read back, hashed and verified again (write
+   * permission on `path`); null when the blob store no longer has them.
+   */
+  respool(path: string, sha256: string): Promise<SpooledBytes | null>;
   /** Deletes a file or folder (delete permission); the number of files removed. */
   delete(path: string): Promise<number>;
   /** Replaces a stored file's properties (annotate permission). */
@@ -224,6 +274,11 @@ export interface FormatContextFactory {
   ): Promise<FormatContext | null>;
   /** Keys of every repository (of one package type when given), e.g. for OCI `_catalog`: ask each context's `can` before showing one. */
   repositoryKeys?(packageType?: string): Promise<string[]>;
+  /**
+   * A repository's context for the server's own jobs (OCI garbage collection), with no request: every
+   * permission, recorded as `_system`; what needs a caller (`send`, `login`, tokens) is refused.
+   */
+  system?(repoKey: string): Promise<FormatContext | null>;
 }
 
 /** An error as the core describes it, for a format to render in its client's shape. */
@@ -281,6 +336,14 @@ export interface PackageFormat {
   /** remote: the upstream URL for a path in the repository. */
   upstreamUrl?(remoteUrl: string, path: string): string;
   /**
+   * Paths the format keeps for itself (issue 12 §20), as Ant-style patterns matched against the
+   * lower-cased path: npm's `.npm/**` records, PyPI's `.pypi-external/**`. The generic APIs never show
+   * them (storage info and listings, folder pages, the tree browser's calls, search, folder archives)
+   * nor write them (`/api/copy`, `/api/move`, properties, PUT/DELETE the format leaves to the core);
+   * the format itself reaches them through its `FormatContext` as any other path.
+   */
+  readonly internalPaths?: readonly string[];
+  /**
    * Client protocol: answers a request to `/repository/{key}/{path}` on a repository of this format
    * (any method). Returns false to leave it to the generic file handling (GET/HEAD/PUT/DELETE of
    * stored files, folder listings). Errors thrown are the core's envelope unless the format renders
@@ -307,4 +370,25 @@ export interface PackageFormat {
   afterChange?(ctx: FormatContext, change: PathsChange): Promise<void>;
   /** remote: paths whose cached copy is revalidated after the retrieval cache period (index documents). Default: every path. */
   isMetadataPath?(path: string): boolean;
+  /**
+   * remote: what the upstream's answer for `path` must be before it is cached (issue 12 §4, §5): the
+   * checksums the format's index gives for it (packument, simple page, `.sha1`), the package inside
+   * naming what was asked. `false`: a path the format never asks its upstream for (answered as absent,
+   * no request made). null: only the kind the path's extension names is checked. Throwing refuses
+   * the fetch (502).
+   */
+  upstreamCheck?(path: string, ctx: UpstreamCheckContext): Promise<UpstreamCheck | false | null>;
+  /**
+   * The path a repository's include/exclude patterns are matched against besides the stored one, when
+   * the format keeps a package's files outside its name (npm: the records `.npm/{name}/…` as
+   * `{name}/…`, so `@acme/**` covers the whole package). Default: the stored path only.
+   */
+  patternPath?(path: string): string | null;
+  /**
+   * The folder holding every file of the package `path` belongs to in a local repository (npm
+   * `{name}`, PyPI `packages/{project}`, Maven `{group}/{artifact}`), or null. Through a virtual
+   * repository, a remote member with `namespaceConfusionProtection` is never asked for a path whose
+   * package folder a local member holds. Default: only the path itself counts.
+   */
+  packageFolder?(path: string): string | null;
 }

@@ -4,7 +4,7 @@ import type { Platform } from '../../app.ts';
 import type { AccessModule } from '../access/index.ts';
 import { attachArchiveIndexer } from './archive-entries.ts';
 import { DownloadCounter } from './downloads.ts';
-import { packagesResolvers, packagesSchema } from './packages.graphql.ts';
+import { packagesErrorFormatter, packagesResolvers, packagesSchema } from './packages.graphql.ts';
 import { PackageReader } from './packages.read.ts';
 import { packagesRoutes } from './packages.routes.ts';
 
@@ -50,6 +50,8 @@ export async function registerPackages(
     graphiql: false,
     jit: 1, // compiled (graphql-jit) from the second run of a query text
     queryDepth: 8,
+    // issue 12 §17: a resolver's unexpected error (a database error and its SQL) is not the client's to read
+    errorFormatter: packagesErrorFormatter,
   });
   await app.register(packagesRoutes(app.repositories));
   return { reader, downloads };

@@ -1,4 +1,6 @@
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { Principal } from '../../platform/http/access-control.ts';
+import { DomainError } from '../../platform/http/errors.ts';
 import type { PackageFilter, PackageReader, VersionFilter, VersionNode } from './packages.read.ts';
 
 /**
@@ -179,4 +181,48 @@ export function packagesResolvers(reader: PackageReader) {
         reader.installCommandOf(v, args.withVersion !== false),
     },
   };
+}
+
+/** A GraphQL error as graphql-js and graphql-jit report it: a resolver's throw is its `originalError`. */
+interface ReportedError {
+  message: string;
+  originalError?: unknown;
+}
+
+/**
+ * The errors a client may see (issue 12 §17). The query's own faults (syntax, validation, variable
+ * coercion: no `originalError`) and the resolvers' client errors (a `DomainError` below 500) keep their
+ * message; anything else (a database error carrying its SQL, a bug) becomes a generic message naming
+ * the request id, and the real error is logged.
+ */
+export function publicGraphqlErrors(
+  errors: readonly ReportedError[],
+  requestId: string,
+  log: FastifyBaseLogger,
+): { message: string }[] {
+  return errors.map((e) => {
+    let cause: unknown = e.originalError;
+    // a resolver's error may arrive wrapped in another GraphQL error (located, then re-thrown)
+    while (cause && typeof cause === 'object' && 'originalError' in cause && cause.originalError)
+      cause = cause.originalError;
+    if (cause === undefined || cause === null) return { message: e.message };
+    if (cause instanceof DomainError && cause.status < 500) return { message: cause.message };
+    log.error({ err: cause }, 'packages query failed');
+    return { message: `Internal server error (request ${requestId})` };
+  });
+}
+
+/**
+ * mercurius's `errorFormatter`: it sees each error with its `originalError` (the default one keeps the
+ * message of every error, SQL included). Answers 200 as the GraphQL-over-HTTP rules ask.
+ */
+export function packagesErrorFormatter(
+  execution: { data?: Record<string, unknown> | null; errors: readonly ReportedError[] },
+  context: { reply?: FastifyReply },
+) {
+  const reply = context.reply;
+  const errors = reply
+    ? publicGraphqlErrors(execution.errors, reply.request.id, reply.log)
+    : execution.errors.map(() => ({ message: 'Internal server error' }));
+  return { statusCode: 200, response: { data: execution.data ?? null, errors } };
 }

@@ -17,6 +17,7 @@ import {
 } from '@granary/contracts';
 import { type SQL, sql } from 'drizzle-orm';
 import semver from 'semver';
+import { z } from 'zod';
 import { type Db, queryRows } from '../../platform/db/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { InvalidError } from '../../platform/http/errors.ts';
@@ -141,15 +142,40 @@ export interface Connection<T> {
 }
 
 const MAX_PAGE = 1000;
+/** A sort value as the database writes it as text: a timestamp (`2024-05-01 10:00:00.123456+00`), a count. */
+const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+const BIGINT_TEXT = /^-?\d{1,18}$/;
 const REPO_LIST_TTL_MS = 1000;
 const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-function decodeCursor<T>(cursor: string | null | undefined): T | null {
+/** A cursor this reader wrote, checked against its shape: anything else is the client's error, never a query's. */
+function decodeCursor<T>(cursor: string | null | undefined, shape: z.ZodType<T>): T | null {
   if (!cursor) return null;
+  let value: unknown;
   try {
-    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as T;
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new InvalidError('endCursor is not a cursor of this query');
+    value = undefined;
   }
+  const parsed = shape.safeParse(value);
+  if (!parsed.success) throw new InvalidError('endCursor is not a cursor of this query');
+  return parsed.data;
+}
+
+const CURSOR_TEXT_MAX = 4096;
+const cursorText = z.string().max(CURSOR_TEXT_MAX);
+const packagesCursor = z.object({
+  s: z.union([cursorText, z.number()]).optional(),
+  l: cursorText,
+  n: cursorText,
+  t: cursorText,
+});
+const versionsCursor = z.object({ v: cursorText });
+
+/** An own key of a table of choices (`constructor` or `__proto__` are not choices). */
+function choiceOf<T>(name: string, table: Record<string, T>, value: string): T {
+  if (!Object.hasOwn(table, value))
+    throw new InvalidError(`${name} must be one of ${Object.keys(table).join(', ')}`);
+  return table[value]!;
 }
 
 /** `*` and `?` wildcards (spec 001 §5) → a LIKE pattern, everything else literal. */
@@ -411,16 +437,18 @@ export class PackageReader {
 
     const sortBy = f.sort_by ?? 'name';
     const dir = sortDirection(f.sort_type);
-    const agg: Record<string, { expr: SQL; cast: SQL } | null> = {
+    const agg: Record<string, { expr: SQL; cast: SQL; value: RegExp } | null> = {
       name: null,
-      created: { expr: sql`min(p.created_at)`, cast: sql`timestamptz` },
-      modified: { expr: sql`max(p.modified_at)`, cast: sql`timestamptz` },
-      downloads: { expr: sql`sum(p.downloads)::bigint`, cast: sql`bigint` },
-      versionsCount: { expr: sql`sum(p.versions_count)::bigint`, cast: sql`bigint` },
+      created: { expr: sql`min(p.created_at)`, cast: sql`timestamptz`, value: TIMESTAMP_TEXT },
+      modified: { expr: sql`max(p.modified_at)`, cast: sql`timestamptz`, value: TIMESTAMP_TEXT },
+      downloads: { expr: sql`sum(p.downloads)::bigint`, cast: sql`bigint`, value: BIGINT_TEXT },
+      versionsCount: { expr: sql`sum(p.versions_count)::bigint`, cast: sql`bigint`, value: BIGINT_TEXT },
     };
-    if (!(sortBy in agg)) throw new InvalidError(`sort_by must be one of ${Object.keys(agg).join(', ')}`);
-    const sortAgg = agg[sortBy]!;
-    const cursor = decodeCursor<{ s?: string | number; l: string; n: string; t: string }>(f.endCursor);
+    const sortAgg = choiceOf('sort_by', agg, sortBy);
+    const cursor = decodeCursor(f.endCursor, packagesCursor);
+    // the sort value goes back into the query as its column's type: it must be one
+    if (cursor && sortAgg && !sortAgg.value.test(String(cursor.s ?? '')))
+      throw new InvalidError('endCursor is not a cursor of this query');
     const cmp = dir === 'ASC' ? sql`>` : sql`<`;
     const d = dir === 'ASC' ? sql`asc` : sql`desc`;
     const keyCols = Object.assign(
@@ -778,11 +806,10 @@ export class PackageReader {
         a.stats.downloadCount - b.stats.downloadCount || compareVersionNames(a.name, b.name),
       size: (a, b) => a.size - b.size || compareVersionNames(a.name, b.name),
     };
-    const fn = compare[sortBy];
-    if (!fn) throw new InvalidError(`sort_by must be one of ${Object.keys(compare).join(', ')}`);
+    const fn = choiceOf('sort_by', compare, sortBy);
     const sign = sortDirection(f.sort_type) === 'DESC' ? -1 : 1;
     list.sort((a, b) => sign * fn(a, b));
-    const cursor = decodeCursor<{ v: string }>(f.endCursor);
+    const cursor = decodeCursor(f.endCursor, versionsCursor);
     let start = 0;
     if (cursor) {
       const at = list.findIndex((v) => v.name === cursor.v);

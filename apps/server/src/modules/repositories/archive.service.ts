@@ -5,6 +5,7 @@ import { InvalidError } from '../../platform/http/errors.ts';
 import { type ArtifactRow, listArtifactsBelow } from './artifacts.queries.ts';
 import { findStored } from './artifacts.service.ts';
 import { can, type RepositoriesContext } from './context.ts';
+import { isInternalPath } from './internal-paths.ts';
 import type { RepoPath } from './repo-path.ts';
 import { findRepository, type RepoConfig } from './repositories.service.ts';
 
@@ -55,6 +56,7 @@ export async function folderArchive(
     for (const row of rows) {
       const relative = path.isRoot ? row.path : row.path.slice(path.path.length + 1);
       if (entries.has(relative)) continue;
+      if (isInternalPath(ctx, source.packageType, row.path)) continue;
       if (!(await can(ctx, principal, 'read', source, row.path))) continue;
       entries.set(relative, row);
       bytes += row.size;

@@ -139,6 +139,32 @@ export async function folderExists(db: Executor, repositoryId: string, folder: s
   return rows.length > 0;
 }
 
+/**
+ * What stands in the way of a new file at `path`, in one round trip (a deploy's hot path): a file at
+ * one of its parent folders (`parents`, the nearest first), or files below `path` (it is a folder).
+ */
+export async function pathConflict(
+  db: Db,
+  repositoryId: string,
+  path: string,
+  parents: string[],
+): Promise<{ fileAbove?: string; folder: boolean }> {
+  const above =
+    parents.length > 0
+      ? sql`(select path from artifacts where repository_id = ${repositoryId} and path in (${sql.join(
+          parents.map((p) => sql`${p}`),
+          sql`, `,
+        )}))`
+      : sql`(select path from artifacts where false)`;
+  const rows = await queryRows<{ path: string }>(
+    db,
+    sql`${above} union all (select path from artifacts where repository_id = ${repositoryId} and path like ${below(path)} limit 1)`,
+  );
+  const found = new Set(rows.map((r) => r.path));
+  const fileAbove = parents.find((p) => found.has(p));
+  return { fileAbove, folder: rows.some((r) => !parents.includes(r.path)) };
+}
+
 /** Inserts or replaces the artifact at its path in one statement: concurrent writers leave one whole row. */
 export async function upsertArtifact(db: Executor, row: ArtifactInsert): Promise<ArtifactRow> {
   artifactsChanged();

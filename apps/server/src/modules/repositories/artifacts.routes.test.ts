@@ -124,6 +124,47 @@ describe(`artifacts at /repository/{key}/{path} (${testEngine})`, () => {
     expect(unknown.statusCode).toBe(404);
   });
 
+  it('issue 12 §13: a generic re-deploy of the content already at the path (bytes or X-Checksum-Deploy) is an idempotent success without delete permission and without an event; other content needs it', async () => {
+    const admin = (url: string, payload: object) =>
+      t.app.inject({ method: 'PUT', url, headers: { authorization: ADMIN }, payload });
+    expect((await admin('/api/security/users/uploader', { password: 'Uploader-pa55word!' })).statusCode).toBe(
+      201,
+    );
+    const perm = await admin('/api/security/permissions/upload-generic', {
+      repo: {
+        repositories: ['generic-local'],
+        include_patterns: ['**'],
+        exclude_patterns: [],
+        actions: { users: { uploader: ['read', 'write'] } },
+      },
+    });
+    expect(perm.statusCode, perm.body).toBeLessThan(300);
+    const UPLOADER = basicAuth('uploader', 'Uploader-pa55word!');
+    const body = Buffer.from('released once, retried often');
+    const other = Buffer.from('something else');
+    expect((await deploy('retry/other.bin', other)).statusCode).toBe(201);
+    expect((await deploy('retry/file.bin', body)).statusCode).toBe(201);
+    const deployed = async () =>
+      (await listEvents(t.app.granary.database.db)).filter(
+        (e) => e.type === 'artifact.deployed' && e.payload.path === 'retry/file.bin',
+      ).length;
+    expect(await deployed()).toBe(1);
+    const asUploader = (payload: Buffer | string, headers: Record<string, string> = {}) =>
+      deploy('retry/file.bin', payload, { authorization: UPLOADER, ...headers });
+    const checksumDeploy = (content: Buffer) =>
+      asUploader('', { 'x-checksum-deploy': 'true', 'x-checksum-sha256': hash('sha256', content) });
+    const same = await checksumDeploy(body);
+    expect(same.statusCode, same.body).toBe(201);
+    expect(same.json().checksums.sha256).toBe(hash('sha256', body));
+    expect((await asUploader(body)).statusCode).toBe(201);
+    expect(await deployed()).toBe(1);
+    // Other content replaces the file: that needs delete permission, and nothing changes without it.
+    expect((await checksumDeploy(other)).statusCode).toBe(403);
+    expect((await asUploader(Buffer.from('new bytes'))).statusCode).toBe(403);
+    expect((await get('retry/file.bin')).rawPayload.equals(body)).toBe(true);
+    expect(await deployed()).toBe(1);
+  });
+
   it('byte ranges: 206 with Content-Range, 416 when outside the file', async () => {
     const body = Buffer.from('0123456789');
     await deploy('range/digits.txt', body);

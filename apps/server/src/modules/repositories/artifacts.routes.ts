@@ -5,11 +5,18 @@ import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { DomainError, InvalidError } from '../../platform/http/errors.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { listChildren } from './artifacts.queries.ts';
-import { deleteArtifacts, deployArtifact, type Properties, resolveForRead } from './artifacts.service.ts';
+import {
+  deleteArtifacts,
+  deployArtifact,
+  type Properties,
+  refuseInternalPath,
+  resolveForRead,
+} from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
 import { createFormatContext, notifyPathsChanged } from './format-context.ts';
+import { visibleChild } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
-import { RepoPath } from './repo-path.ts';
+import { INVALID_PATH, RepoPath } from './repo-path.ts';
 import { findRepository } from './repositories.service.ts';
 import { folderHtml, inertHeaders, sendArtifact } from './serve.ts';
 
@@ -96,6 +103,13 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       );
     };
     scope.addHook('preHandler', async (request, reply) => {
+      // `;k=v` path parameters are deploy properties: on any other request they would only make one
+      // path look like another (issue 12 §6), so they are refused before a format reads the path.
+      if (request.method !== 'PUT' && ((request as WildcardRequest).params['*'] ?? '').includes(';'))
+        throw new InvalidError(
+          'Path parameters (;name=value) are only accepted when deploying',
+          INVALID_PATH,
+        );
       if (await formatHandled(request as WildcardRequest, reply)) return reply;
     });
     scope.route({
@@ -115,6 +129,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       async (request: WildcardRequest, reply) => {
         const matrix = new Map<string, string[]>();
         const path = pathOf(request, matrix);
+        await refuseInternalPath(ctx, request.principal, path, 'write');
         const properties: Properties = Object.fromEntries(matrix);
         const { repo, artifact } = await deployArtifact(
           ctx,
@@ -133,6 +148,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
 
     const read = async (request: WildcardRequest, reply: FastifyReply) => {
       const path = pathOf(request);
+      await refuseInternalPath(ctx, request.principal, path, 'read');
       const head = request.method === 'HEAD';
       const resolved = await resolveForRead(ctx, request.principal, path, {
         stream: !head && !request.headers.range && !request.headers['if-none-match'],
@@ -155,7 +171,8 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       for (const member of resolved.members)
         if (member.rclass !== 'virtual')
           for (const c of await listChildren(ctx.db, member.id, resolved.path))
-            names.set(c.name, (names.get(c.name) ?? false) || c.folder);
+            if (visibleChild(ctx, member.packageType, resolved.path, c.name))
+              names.set(c.name, (names.get(c.name) ?? false) || c.folder);
       const children = [...names].map(([name, folder]) => ({ name, folder }));
       children.sort((a, b) => (a.folder === b.folder ? (a.name < b.name ? -1 : 1) : a.folder ? -1 : 1));
       reply
@@ -192,6 +209,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       { config, schema: { hide: true } },
       async (request: WildcardRequest, reply) => {
         const path = pathOf(request);
+        await refuseInternalPath(ctx, request.principal, path, 'delete');
         await deleteArtifacts(ctx, request.principal, path);
         await notifyPathsChanged(ctx, app, request, reply, path.repoKey, { deleted: [path.path] });
         return reply.code(204).send();

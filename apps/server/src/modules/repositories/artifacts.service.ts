@@ -17,9 +17,9 @@ import {
   findArtifact,
   findArtifactForRead,
   findByChecksum,
-  findFileAmong,
   folderExists,
   listArtifactsBelow,
+  pathConflict,
   setArtifactProperties,
   upsertArtifact,
 } from './artifacts.queries.ts';
@@ -32,6 +32,7 @@ import {
   repositoryHidden,
 } from './context.ts';
 import { extractFor, indexStored, unindexPaths } from './indexing.ts';
+import { isInternalPath, reservedPath } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import { isStale } from './remote.service.ts';
 import type { RepoPath } from './repo-path.ts';
@@ -117,28 +118,56 @@ export async function deployArtifact(
   const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = await deployTarget(ctx, target);
   if (path.isRoot || path.folderHint) throw new InvalidError('A file path is required to deploy');
-  if (target.repo !== repo && !admitsPath(target.repo, path.path))
+  if (target.repo !== repo && !admitsPath(target.repo, path.path, ctx.formats))
     throw new ForbiddenError(
       `'${path.path}' is not accepted by repository '${target.repo.key}' (include/exclude patterns)`,
     );
-  if (!admitsPath(repo, path.path))
+  if (!admitsPath(repo, path.path, ctx.formats))
     throw new ForbiddenError(
       `'${path.path}' is not accepted by repository '${repo.key}' (include/exclude patterns)`,
     );
   const existing = await findArtifact(ctx.db, repo.id, path.path);
   await authorize(ctx, principal, 'write', repo, path.path);
-  if (existing && input.noOverwrite)
-    throw new ConflictError(
-      `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
-      'ALREADY_EXISTS',
-    );
-  if (existing && !input.regenerated) await authorize(ctx, principal, 'delete', repo, path.path);
-  if (await folderExists(ctx.db, repo.id, path.path))
-    throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
-  const parents: string[] = [];
-  for (let p = path.parent(); p && !p.isRoot; p = p.parent()) parents.push(p.path);
-  const fileAbove = await findFileAmong(ctx.db, repo.id, parents);
-  if (fileAbove) throw new ConflictError(`'${fileAbove}' is a file in repository '${repo.key}'`);
+  // Writing what is already stored changes nothing (issue 12 §13): a client's retry of a release, a
+  // checksum deploy of the same content. So it needs no permission to replace and is not refused as
+  // an overwrite; only different content is.
+  const immutable = !!existing && !!input.noOverwrite;
+  const mayReplace =
+    !!existing &&
+    !immutable &&
+    (!!input.regenerated || (await can(ctx, principal, 'delete', repo, path.path)));
+  const refuseReplacing = async (): Promise<never> => {
+    source.resume();
+    if (immutable)
+      throw new ConflictError(
+        `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
+        'ALREADY_EXISTS',
+      );
+    await authorize(ctx, principal, 'delete', repo, path.path);
+    throw new ForbiddenError(`You do not have delete permission on ${repo.key}/${path.path}`);
+  };
+  /** The stored file when this deploy would store the same thing again (same bytes, no other properties). */
+  const unchanged = (row: ArtifactRow | undefined, sha256: string) =>
+    row && row.sha256 === sha256 && sameProperties(row.properties as Properties, input.properties)
+      ? row
+      : undefined;
+  if (existing && !mayReplace) {
+    // Only the same content may come: refuse at once what the client announces otherwise.
+    if (
+      differs(input.expected, existing, !input.byChecksum && !input.stored) ||
+      !sameProperties(existing.properties as Properties, input.properties)
+    )
+      await refuseReplacing();
+  }
+  if (!existing) {
+    // A file at the path already answers both: no folder is there, and no file above it.
+    const parents: string[] = [];
+    for (let p = path.parent(); p && !p.isRoot; p = p.parent()) parents.push(p.path);
+    const conflict = await pathConflict(ctx.db, repo.id, path.path, parents);
+    if (conflict.folder) throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
+    if (conflict.fileAbove)
+      throw new ConflictError(`'${conflict.fileAbove}' is a file in repository '${repo.key}'`);
+  }
 
   let blob: { sha256: string; sha1: string; md5: string; size: number };
   if (input.stored) {
@@ -167,27 +196,44 @@ export async function deployArtifact(
       throw new NotFoundError('No stored content has these checksums: deploy the bytes instead');
     blob = known;
   } else {
+    // Where only the stored content may come, the bytes are checked against it as they stream:
+    // different bytes store nothing.
+    const expected =
+      existing && !mayReplace
+        ? { ...input.expected, sha256: existing.sha256, size: existing.size }
+        : input.expected;
     try {
-      blob = await ctx.blobs.put(source, input.expected);
+      blob = await ctx.blobs.put(source, expected);
     } catch (err) {
-      if (err instanceof ChecksumMismatchError)
+      if (err instanceof ChecksumMismatchError) {
+        if (existing && !mayReplace) await refuseReplacing();
         throw new ConflictError(
           err.checksum === 'size'
             ? `The upload was ${err.actual} bytes where ${err.expected} were announced: nothing was stored`
             : `Checksum mismatch: the client sent ${err.checksum} ${err.expected} but the content's is ${err.actual}; nothing was stored`,
           'CHECKSUM_MISMATCH',
         );
+      }
       throw err;
     }
   }
+  const same = unchanged(existing, blob.sha256);
+  if (same) return { repo, artifact: same, created: false };
+  if (existing && !mayReplace) await refuseReplacing();
   const by = actorName(principal);
   const meta = input.metadata !== undefined ? input.metadata : await extractFor(ctx, repo, path.path, blob);
-  const artifact = await changeArtifacts(ctx.db, async (tx) => {
-    if (input.noOverwrite && (await findArtifact(tx, repo.id, path.path)))
-      throw new ConflictError(
-        `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
-        'ALREADY_EXISTS',
-      );
+  const outcome = await changeArtifacts(ctx.db, async (tx) => {
+    if (input.noOverwrite) {
+      // A concurrent deploy got there first: the same content is its twin's success, other content a conflict.
+      const now = await findArtifact(tx, repo.id, path.path);
+      const twin = unchanged(now, blob.sha256);
+      if (twin) return { row: twin, changed: false };
+      if (now)
+        throw new ConflictError(
+          `'${path.path}' already exists in repository '${repo.key}' and cannot be overwritten`,
+          'ALREADY_EXISTS',
+        );
+    }
     if (existing) await unindexPaths(tx, repo.id, [path.path]);
     await indexStored(tx, repo, path.path, blob, meta);
     const row = await upsertArtifact(tx, {
@@ -206,9 +252,31 @@ export async function deployArtifact(
       type: 'artifact.deployed',
       payload: { repo: repo.key, path: path.path, size: blob.size, sha256: blob.sha256, by },
     });
-    return row;
+    return { row, changed: true };
   });
-  return { repo, artifact, created: !existing };
+  return { repo, artifact: outcome.row, created: !existing && outcome.changed };
+}
+
+/** The client announced checksums (or a length) that the stored file `row` does not have. */
+function differs(expected: ExpectedChecksums, row: ArtifactRow, checkSize: boolean): boolean {
+  for (const kind of ['sha256', 'sha1', 'md5'] as const) {
+    const want = expected[kind];
+    if (want && want.toLowerCase() !== row[kind]) return true;
+  }
+  return checkSize && expected.size !== undefined && expected.size !== row.size;
+}
+
+/** A deploy's properties leave the stored ones as they are: none given, or the same. */
+function sameProperties(stored: Properties | null | undefined, given: Properties): boolean {
+  const keys = Object.keys(given);
+  if (keys.length === 0) return true;
+  const current = stored ?? {};
+  if (Object.keys(current).length !== keys.length) return false;
+  return keys.every((k) => {
+    const a = current[k];
+    const b = given[k]!;
+    return Array.isArray(a) && a.length === b.length && a.every((v, i) => v === b[i]);
+  });
 }
 
 export type Resolved =
@@ -244,7 +312,7 @@ export async function resolveForRead(
   const target = await resolveTarget(ctx, path.repoKey, principal);
   await authorize(ctx, principal, 'read', target.repo, path.path);
   const notFound = () => new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
-  if (!path.isRoot && !admitsPath(target.repo, path.path)) throw notFound();
+  if (!path.isRoot && !admitsPath(target.repo, path.path, ctx.formats)) throw notFound();
   const found = await resolveIn(ctx, principal, target.repo, target.cache, path, opts, 0);
   if (!found) throw notFound();
   return { ...found, key: target.key } as Resolved;
@@ -254,19 +322,38 @@ interface ResolveOptions {
   stream?: boolean;
   /** An enclosing virtual repository found the path in a local member: remote members stay out. */
   localOnly?: boolean;
+  /**
+   * An enclosing virtual repository's local members hold the path or its package (issue 12 §7):
+   * remote members with namespace confusion protection (the default) are not asked.
+   */
+  claimed?: boolean;
 }
+
+/** A remote that is never asked for a package local members of the virtual repository hold. */
+const protects = (repo: RepoConfig) =>
+  repo.rclass === 'remote' && (repo.remote?.namespaceConfusionProtection ?? true);
 
 /**
  * A local repository reached through `repo` (itself, or a virtual repository's members transitively)
  * holds a file at `path`, whatever the caller may read and whatever the members' patterns: the name
  * is taken locally, so no upstream may answer for it.
  */
-async function localHolds(ctx: RepositoriesContext, repo: RepoConfig, path: string, depth: number) {
-  if (repo.rclass === 'local') return !!(await findArtifactForRead(ctx.db, repo.id, path));
+async function localHolds(
+  ctx: RepositoriesContext,
+  repo: RepoConfig,
+  path: string,
+  depth: number,
+  /** a folder (a package's: `packageFolder`) whose existence counts as holding */
+  folder?: string | null,
+): Promise<boolean> {
+  if (repo.rclass === 'local')
+    return folder
+      ? await folderExists(ctx.db, repo.id, folder)
+      : !!(await findArtifactForRead(ctx.db, repo.id, path));
   if (repo.rclass !== 'virtual' || depth >= MAX_VIRTUAL_DEPTH) return false;
   for (const name of repo.virtual?.repositories ?? []) {
     const member = await findRepository(ctx.db, name);
-    if (member && (await localHolds(ctx, member, path, depth + 1))) return true;
+    if (member && (await localHolds(ctx, member, path, depth + 1, folder))) return true;
   }
   return false;
 }
@@ -283,25 +370,37 @@ async function resolveIn(
   const key = repo.key;
   if (repo.rclass === 'virtual') {
     if (depth >= MAX_VIRTUAL_DEPTH) return null;
-    // Dependency-confusion protection: a path a local member holds is never resolved from a remote member.
-    const localOnly =
-      opts.localOnly ||
-      (!repo.virtual?.allowRemoteOverride &&
-        !path.isRoot &&
-        !path.folderHint &&
-        (await localHolds(ctx, repo, path.path, depth)));
-    const memberOpts = { ...opts, localOnly };
     const members: RepoConfig[] = [];
     for (const name of repo.virtual?.repositories ?? []) {
       const member = await findRepository(ctx.db, name);
       if (!member || !(await can(ctx, principal, 'read', member, path.path))) continue;
-      if (!path.isRoot && !admitsPath(member, path.path)) continue;
+      if (!path.isRoot && !admitsPath(member, path.path, ctx.formats)) continue;
       members.push(member);
     }
+    // Dependency-confusion protection (unless the virtual repository allows remote overrides): a path
+    // a local member holds is never resolved from a remote member, and a remote with namespace
+    // confusion protection (the default) is not even asked for anything of a package a local member
+    // holds (another version of an npm name, a PyPI project, a Maven groupId:artifactId).
+    let localOnly = opts.localOnly ?? false;
+    let claimed = opts.claimed ?? false;
+    if (
+      !repo.virtual?.allowRemoteOverride &&
+      !path.isRoot &&
+      !path.folderHint &&
+      !localOnly &&
+      members.some((m) => m.rclass !== 'local')
+    ) {
+      localOnly = await localHolds(ctx, repo, path.path, depth);
+      if (!localOnly && !claimed) {
+        const folder = ctx.formats.get(repo.packageType)?.packageFolder?.(path.path);
+        claimed = !!folder && (await localHolds(ctx, repo, path.path, depth, folder));
+      }
+    }
+    const memberOpts = { ...opts, localOnly, claimed };
     // Files first, in member order; a failing upstream falls through to the next member.
     if (!path.folderHint)
       for (const member of members) {
-        if (localOnly && member.rclass === 'remote') continue;
+        if (member.rclass === 'remote' && (localOnly || (claimed && protects(member)))) continue;
         try {
           const found = await resolveIn(ctx, principal, member, false, path, memberOpts, depth + 1);
           if (found && found.kind !== 'folder') return found;
@@ -315,7 +414,7 @@ async function resolveIn(
         return { kind: 'folder', repo, key, path: path.path, members };
     return null;
   }
-  if (repo.rclass === 'remote' && opts.localOnly) return null;
+  if (repo.rclass === 'remote' && (opts.localOnly || (opts.claimed && protects(repo)))) return null;
   if (!path.isRoot) {
     const artifact = await findArtifactForRead(ctx.db, repo.id, path.path);
     if (
@@ -380,6 +479,9 @@ export async function findStored(
 ): Promise<{ target: Target; artifact?: ArtifactRow; folder: boolean }> {
   const target = await resolveTarget(ctx, path.repoKey, principal);
   await authorize(ctx, principal, action, target.repo, path.path);
+  // issue 12 §20: what the format keeps for itself is not there for the generic APIs
+  if (isInternalPath(ctx, target.repo.packageType, path.path))
+    throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
   if (target.repo.rclass === 'virtual') {
     const resolved = await resolveForRead(ctx, principal, path);
     if (resolved.kind === 'file')
@@ -467,8 +569,12 @@ export async function copyOrMove(
       `The target repository is ${dest.repo.packageType}, the source ${source.repo.packageType}`,
     );
   await authorize(ctx, principal, mode === 'copy' ? 'read' : 'delete', source.repo, from.path);
+  // issue 12 §20: a format's own records neither travel (its afterChange rebuilds them) nor are written
+  const internal = (path: string) => isInternalPath(ctx, source.repo.packageType, path);
+  if (internal(from.path)) throw new NotFoundError(`'${from.path}' not found in repository '${source.key}'`);
   const single = from.isRoot ? undefined : await findArtifact(ctx.db, source.repo.id, from.path);
-  const rows = single ? [single] : await listArtifactsBelow(ctx.db, source.repo.id, from.path);
+  const listed = single ? [single] : await listArtifactsBelow(ctx.db, source.repo.id, from.path);
+  const rows = listed.filter((row) => !internal(row.path));
   if (rows.length === 0) throw new NotFoundError(`'${from.path}' not found in repository '${source.key}'`);
   const targetPathOf = (row: ArtifactRow) =>
     single
@@ -478,13 +584,14 @@ export async function copyOrMove(
   for (const row of rows) {
     const target = targetPathOf(row);
     if (!target) throw new InvalidError('The target must name a path');
+    if (isInternalPath(ctx, dest.repo.packageType, target)) throw reservedPath(dest.repo.packageType, target);
     if (dest.repo.id === source.repo.id && (target === row.path || target.startsWith(`${row.path}/`)))
       throw new InvalidError('The target is the source itself');
     if (mode === 'move' && !(await can(ctx, principal, 'delete', source.repo, row.path)))
       throw new ForbiddenError(`You do not have delete permission on ${source.repo.key}/${row.path}`);
     if (mode === 'copy' && !(await can(ctx, principal, 'read', source.repo, row.path)))
       throw new ForbiddenError(`You do not have read permission on ${source.repo.key}/${row.path}`);
-    if (!admitsPath(dest.repo, target))
+    if (!admitsPath(dest.repo, target, ctx.formats))
       throw new ForbiddenError(
         `'${target}' is not accepted by repository '${dest.repo.key}' (include/exclude patterns)`,
       );
@@ -532,4 +639,23 @@ export async function copyOrMove(
     );
   });
   return { files, dryRun };
+}
+
+/**
+ * issue 12 §20: a generic call (the PUT, GET or DELETE a format leaves to the core, a property change)
+ * on a path the repository's format keeps for itself. The caller first hears what it would of any path
+ * (401/403/404 for `action`); then the path is not there, and a write is refused as reserved.
+ */
+export async function refuseInternalPath(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  path: RepoPath,
+  action: 'read' | 'write' | 'delete' | 'annotate',
+): Promise<void> {
+  if (path.isRoot) return;
+  const target = await resolveTarget(ctx, path.repoKey, principal);
+  if (!isInternalPath(ctx, target.repo.packageType, path.path)) return;
+  await authorize(ctx, principal, action, target.repo, path.path);
+  if (action === 'write') throw reservedPath(target.repo.packageType, path.path);
+  throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
 }

@@ -26,6 +26,8 @@ export interface RepositoriesContext {
   credentials: ClientCredentials;
   /** `GRANARY_BASE_URL`, when set. */
   baseUrl?: string;
+  /** Refuses a remote's upstream URL the outbound address rule forbids (when a repository is saved). */
+  checkUpstreamAddress?: (url: string) => Promise<void>;
 }
 
 /** The caller's name as recorded on artifacts and events. */
@@ -82,9 +84,17 @@ const splitPatterns = (value: string) =>
     .map((p) => p.trim())
     .filter((p) => p !== '');
 
-/** The repository's include/exclude patterns admit this path. */
-export function admitsPath(repo: RepoConfig, path: string): boolean {
+/**
+ * The repository's include/exclude patterns admit this path. Patterns are matched as users write
+ * them: against the stored path and, where the repository's format keeps a package's files outside
+ * its name, against the name's path too (npm `.npm/@acme/x/…` is also `@acme/x/…`, so `@acme/**`
+ * covers the whole package, as a pattern with a leading `**` did).
+ */
+export function admitsPath(repo: RepoConfig, path: string, formats?: FormatRegistry): boolean {
+  const alias = formats?.get(repo.packageType)?.patternPath?.(path);
+  const paths = alias && alias !== path ? [path, alias] : [path];
+  const matches = (p: string) => paths.some((candidate) => antMatch(p, candidate));
   const includes = splitPatterns(repo.includesPattern);
-  if (includes.length > 0 && !includes.some((p) => antMatch(p, path))) return false;
-  return !splitPatterns(repo.excludesPattern).some((p) => antMatch(p, path));
+  if (includes.length > 0 && !includes.some(matches)) return false;
+  return !splitPatterns(repo.excludesPattern).some(matches);
 }

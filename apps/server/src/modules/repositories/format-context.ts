@@ -89,7 +89,7 @@ export function toFormatFile(ctx: RepositoriesContext, row: ArtifactRow): Format
   return file;
 }
 
-function formatRepository(repo: RepoConfig): FormatRepository {
+export function formatRepository(repo: RepoConfig): FormatRepository {
   return {
     key: repo.key,
     rclass: repo.rclass,
@@ -101,6 +101,7 @@ function formatRepository(repo: RepoConfig): FormatRepository {
       offline: repo.remote.offline,
       retrievalCachePeriodSecs: repo.remote.retrievalCachePeriodSecs,
       storeArtifactsLocally: repo.remote.storeArtifactsLocally,
+      namespaceConfusionProtection: repo.remote.namespaceConfusionProtection ?? true,
     },
     virtual: repo.virtual && {
       repositories: [...repo.virtual.repositories],
@@ -132,18 +133,23 @@ async function readBounded(body: ReadableStream<Uint8Array> | null, max: number)
 
 /**
  * The FormatContext of one client request on one repository: the core's services bound to the
- * repository and the caller, each checking permission on the canonical path (RepoPath).
+ * repository and the caller, each checking permission on the canonical path (RepoPath). Without a
+ * request (`null`: a job, see `createSystemFormatContext`), what needs a caller is refused.
  */
 export function createFormatContext(
   ctx: RepositoriesContext,
   app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: FastifyRequest | null,
+  reply: FastifyReply | null,
   repo: RepoConfig,
   principal: Principal | null,
   depth = 0,
 ): FormatContext {
-  const baseUrl = publicBaseUrl(request, ctx.baseUrl);
+  const baseUrl = request ? publicBaseUrl(request, ctx.baseUrl) : (ctx.baseUrl ?? 'http://localhost');
+  const caller = () => {
+    if (!request) throw new Error('a job has no client request to answer or sign in');
+    return request;
+  };
   const parse = (path: string) => RepoPath.parse(repo.key, path);
   const sub = (other: RepoConfig) =>
     createFormatContext(ctx, app, request, reply, other, principal, depth + 1);
@@ -225,6 +231,14 @@ export function createFormatContext(
       spooledBlobs.set(spooled, info);
       return spooled;
     },
+    async respool(path, sha256) {
+      if (!/^[0-9a-f]{64}$/.test(sha256) || !(await ctx.blobs.stat(sha256))) {
+        await authorize(ctx, principal, 'write', repo, parse(path).path);
+        return null;
+      }
+      // Read back and hashed again: the checksums handed out are the core's own, never the format's.
+      return self.spool(path, Readable.from(await ctx.blobs.get(sha256)), { expected: { sha256 } });
+    },
     delete: (path) => deleteArtifacts(ctx, principal, parse(path)),
     async setProperties(path, properties) {
       const p = parse(path);
@@ -300,10 +314,10 @@ export function createFormatContext(
     async send(replyTo, file) {
       const row = rows.get(file);
       if (!row) throw new Error('send(): not a file this context handed out');
-      return sendArtifact(request, replyTo, ctx, row);
+      return sendArtifact(caller(), replyTo, ctx, row);
     },
     async login(name, password) {
-      const found = await ctx.credentials.login(request, name, password, repo.packageType);
+      const found = await ctx.credentials.login(caller(), name, password, repo.packageType);
       return found && formatPrincipal(found);
     },
     async revokeCallerToken() {
@@ -312,17 +326,26 @@ export function createFormatContext(
       const res = await app.inject({
         method: 'DELETE',
         url: `/api/security/tokens/${encodeURIComponent(principal.tokenId)}`,
-        headers: { authorization: String(request.headers.authorization ?? '') },
+        headers: { authorization: String(caller().headers.authorization ?? '') },
       });
       return res.statusCode === 204;
     },
     async issueToken(opts) {
       const owner = opts.principal ? principals.get(opts.principal) : principal;
       if (!owner) throw new UnauthorizedError();
-      return ctx.credentials.issueToken(request, owner, opts);
+      return ctx.credentials.issueToken(caller(), owner, opts);
     },
   };
   return self;
+}
+
+/** A repository's context for the server's own jobs: no request, every permission, recorded as `_system`. */
+export function createSystemFormatContext(
+  ctx: RepositoriesContext,
+  app: FastifyInstance,
+  repo: RepoConfig,
+): FormatContext {
+  return createFormatContext(ctx, app, null, null, repo, SYSTEM_PRINCIPAL);
 }
 
 /**

@@ -5,11 +5,17 @@ import { clientCredentials } from '../access/client-credentials.service.ts';
 import type { AccessModule } from '../access/index.ts';
 import { archiveRoutes } from './archive.routes.ts';
 import { registerArtifactRoutes } from './artifacts.routes.ts';
+import { registerBlobScrub } from './blob-scrub.ts';
 import type { RepositoriesContext } from './context.ts';
-import { createFormatContext, SYSTEM_PRINCIPAL } from './format-context.ts';
+import { createFormatContext, createSystemFormatContext, SYSTEM_PRINCIPAL } from './format-context.ts';
 import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
-import { ensureDefaultRepository, findRepository, listRepositories } from './repositories.service.ts';
+import {
+  ensureDefaultRepository,
+  findRepository,
+  listRepositories,
+  upstreamAddressCheck,
+} from './repositories.service.ts';
 import { storageRoutes } from './storage.routes.ts';
 import { uiRoutes } from './ui.routes.ts';
 
@@ -41,6 +47,7 @@ export async function registerRepositories(
     remote: new RemoteFetcher(() => ctx),
     credentials: clientCredentials(access.context),
     baseUrl: platform.config.baseUrl,
+    checkUpstreamAddress: upstreamAddressCheck(platform.config.outboundAllowlist),
   };
   app.decorate('repositories', ctx);
   await app.register(repositoryRoutes(ctx));
@@ -48,6 +55,7 @@ export async function registerRepositories(
   await app.register(uiRoutes(ctx));
   await app.register(archiveRoutes(ctx));
   await registerArtifactRoutes(app, ctx);
+  registerBlobScrub(platform);
   // Errors on a repository's client endpoint speak its format's language when the format has one.
   app.errorRenderers.push(async (error, request, reply) => {
     const match = /^\/repository\/([^/?]+)/.exec(request.url);
@@ -79,6 +87,10 @@ export async function registerRepositories(
         {
           repositoryKeys: async (packageType?: string) =>
             (await listRepositories(ctx.db, { packageType }, formats)).map((r) => r.key),
+          system: async (repoKey: string) => {
+            const repo = await findRepository(ctx.db, repoKey);
+            return repo ? createSystemFormatContext(ctx, app, repo) : null;
+          },
         },
       ),
     );

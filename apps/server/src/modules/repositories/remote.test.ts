@@ -17,10 +17,18 @@ const BIG = randomBytes(2 * 1024 * 1024);
 function startUpstream() {
   const hits = new Map<string, number>();
   const auth: (string | undefined)[] = [];
+  /** Answers a test sets for a path: [content type, body]. */
+  const answers = new Map<string, [string, Buffer | string]>();
   const server = http.createServer((req, res) => {
     const path = req.url ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     auth.push(req.headers.authorization);
+    const answer = answers.get(path);
+    if (answer) {
+      res.writeHead(200, { 'content-type': answer[0] });
+      res.end(answer[1]);
+      return;
+    }
     if (path === '/files/big.bin') {
       res.writeHead(200, {
         'content-length': BIG.length,
@@ -43,7 +51,7 @@ function startUpstream() {
     }
     res.writeHead(404).end();
   });
-  return { server, hits, auth };
+  return { server, hits, auth, answers };
 }
 
 describe(`remote and virtual repositories (${testEngine})`, () => {
@@ -155,6 +163,61 @@ describe(`remote and virtual repositories (${testEngine})`, () => {
       payload: 'x',
     });
     expect(none.statusCode).toBe(400);
+  });
+
+  it('issue 12 §5: an HTML page where a jar is expected, or a .tgz that is not gzip, answers 502, is not cached, and the next request asks the upstream again', async () => {
+    const zip = Buffer.concat([Buffer.from('PK\x03\x04'), randomBytes(600)]);
+    upstream.answers.set('/files/lib/tool.jar', [
+      'text/html; charset=utf-8',
+      '<!doctype html><html><body>Log in</body></html>',
+    ]);
+    upstream.answers.set('/files/lib/tool.tgz', [
+      'application/octet-stream',
+      'just some text, not gzip at all',
+    ]);
+    const jar = await get('/repository/up-remote/lib/tool.jar');
+    expect(jar.statusCode, jar.body).toBe(502);
+    expect(jar.json().errors[0].message).toBe(
+      "The upstream of 'up-remote' answered 'lib/tool.jar' with an HTML page where a zip archive was expected: not cached",
+    );
+    const tgz = await get('/repository/up-remote/lib/tool.tgz');
+    expect(tgz.statusCode, tgz.body).toBe(502);
+    expect(tgz.json().errors[0].message).toContain(
+      'content that is not a gzip archive (application/octet-stream)',
+    );
+    expect((await get('/api/storage/up-remote-cache/lib')).statusCode).toBe(404);
+
+    upstream.answers.set('/files/lib/tool.jar', ['application/java-archive', zip]);
+    const fixed = await get('/repository/up-remote/lib/tool.jar');
+    expect(fixed.statusCode).toBe(200);
+    expect(fixed.rawPayload.equals(zip)).toBe(true);
+    expect(upstream.hits.get('/files/lib/tool.jar')).toBe(2);
+    expect((await get('/api/storage/up-remote-cache/lib/tool.jar')).statusCode).toBe(200);
+  });
+
+  it('issue 12 §6: a path parameter (;x=1) on a read is refused with 400 and never reaches the upstream; deploys keep them as properties', async () => {
+    const before = upstream.hits.get('/files/hello.txt') ?? 0;
+    for (const url of [
+      '/repository/up-remote/hello.txt;x=1',
+      '/repository/all/hello.txt;x=1',
+      '/repository/up-remote/hello.txt%3Bx=1',
+    ]) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().errors[0].message).toBe(
+        'Path parameters (;name=value) are only accepted when deploying',
+      );
+    }
+    expect(upstream.hits.get('/files/hello.txt') ?? 0).toBe(before);
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/repository/local-two/props/a.txt;team=core',
+      headers: { authorization: ADMIN },
+      payload: 'a',
+    });
+    expect(put.statusCode, put.body).toBe(201);
+    const props = await get('/api/storage/local-two/props/a.txt?properties');
+    expect(props.json().properties).toEqual({ team: ['core'] });
   });
 
   it('cached files are served when the upstream is down; offline mode never asks the upstream', async () => {

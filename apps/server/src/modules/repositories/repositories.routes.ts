@@ -96,6 +96,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
           request.params.key,
           request.body,
           actorName(request.principal),
+          ctx.checkUpstreamAddress,
         );
         return reply.code(201).send(toRepository(repo));
       },
@@ -120,6 +121,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
           request.params.key,
           request.body,
           actorName(request.principal),
+          ctx.checkUpstreamAddress,
         );
         ctx.remote.forget(repo.id);
         return toRepository(repo);

@@ -11,6 +11,12 @@ import type { Db } from '../../platform/db/index.ts';
 import { publish } from '../../platform/events/index.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
 import {
+  createAddressPolicy,
+  normalizeHostName,
+  parseAddress,
+} from '../../platform/outbound/address-policy.ts';
+import { type Resolver, systemResolver } from '../../platform/outbound/guarded-lookup.ts';
+import {
   deleteRepositoryRow,
   findRepositoryByKey,
   insertRepository,
@@ -30,6 +36,12 @@ export interface RemoteSettings {
   retrievalCachePeriodSecs: number;
   missedRetrievalCachePeriodSecs: number;
   storeArtifactsLocally: boolean;
+  /**
+   * Through a virtual repository (without `allowRemoteOverride`), never asked for anything of a
+   * package a local member holds: another version of an npm name, a PyPI project, a Maven
+   * groupId:artifactId (a path a local member holds is never asked of any remote). Absent (older rows): on.
+   */
+  namespaceConfusionProtection?: boolean;
 }
 export interface VirtualSettings {
   repositories: string[];
@@ -71,6 +83,7 @@ const REMOTE_FIELDS = [
   'retrievalCachePeriodSecs',
   'missedRetrievalCachePeriodSecs',
   'storeArtifactsLocally',
+  'namespaceConfusionProtection',
 ] as const;
 const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo', 'allowRemoteOverride'] as const;
 const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots', 'allowReleaseRedeploy'] as const;
@@ -122,6 +135,7 @@ export function toRepository(repo: RepoConfig): Repository {
           retrievalCachePeriodSecs: remote.retrievalCachePeriodSecs,
           missedRetrievalCachePeriodSecs: remote.missedRetrievalCachePeriodSecs,
           storeArtifactsLocally: remote.storeArtifactsLocally,
+          namespaceConfusionProtection: remote.namespaceConfusionProtection ?? true,
         }
       : {}),
     ...(virtual
@@ -219,6 +233,72 @@ function checkUrl(url: string | undefined): string {
   return url;
 }
 
+/** Refuses an upstream URL the outbound client would never dial (issue 12 §8); resolves on success. */
+export type UpstreamAddressCheck = (url: string) => Promise<void>;
+
+const ALLOWLIST_SETTING = 'GRANARY_OUTBOUND_ALLOWLIST';
+
+/** What kind of non-public address `address` is, for the refusal message. */
+function describeAddress(address: string): string {
+  const ip = parseAddress(address);
+  if (!ip) return 'not a public address';
+  const v4 =
+    ip.kind() === 'ipv6' && (ip as import('ipaddr.js').IPv6).isIPv4MappedAddress()
+      ? (ip as import('ipaddr.js').IPv6).toIPv4Address()
+      : ip;
+  if (v4.toString() === '169.254.169.254' || v4.toString() === 'fd00:ec2::254')
+    return 'the cloud metadata address';
+  const names: Record<string, string> = {
+    loopback: 'a loopback address',
+    private: 'a private address',
+    uniqueLocal: 'a private (unique local) address',
+    linkLocal: 'a link-local address (where cloud metadata services answer)',
+    carrierGradeNat: 'a shared (carrier-grade NAT) address',
+    unspecified: 'the unspecified address',
+    broadcast: 'a broadcast address',
+    multicast: 'a multicast address',
+  };
+  return names[v4.range()] ?? 'not a public unicast address';
+}
+
+/**
+ * The save-time half of the outbound address rule: an upstream whose host is, or resolves to, a
+ * loopback, private, link-local (cloud metadata) or otherwise non-public address is refused unless
+ * `GRANARY_OUTBOUND_ALLOWLIST` names the host or the address, as the outbound client refuses it when
+ * dialling. A name that does not resolve now (or not within `timeoutMs`) is accepted: the dial-time
+ * check still applies to whatever it resolves to later.
+ */
+export function upstreamAddressCheck(
+  allowlist: string[],
+  resolve: Resolver = systemResolver,
+  timeoutMs = 3000,
+): UpstreamAddressCheck {
+  const policy = createAddressPolicy(allowlist);
+  const refuse = (host: string, address: string) =>
+    new InvalidError(
+      `url: ${host}${address === host ? ' is' : ` resolves to ${address},`} ${describeAddress(address)}: ` +
+        'remote repositories may not reach loopback, private, link-local or metadata addresses ' +
+        `unless ${ALLOWLIST_SETTING} names the host or the address`,
+      'UPSTREAM_ADDRESS_REFUSED',
+    );
+  return async (url) => {
+    const host = normalizeHostName(new URL(url).hostname);
+    if (parseAddress(host)) {
+      if (!policy.isAllowed(host)) throw refuse(host, host);
+      return;
+    }
+    if (policy.namesHost(host)) return;
+    let timer: NodeJS.Timeout | undefined;
+    const addresses = await Promise.race([
+      resolve(host, { all: true }).catch(() => []),
+      new Promise<[]>((r) => {
+        timer = setTimeout(() => r([]), timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    for (const { address } of addresses) if (!policy.isAllowed(address, host)) throw refuse(host, address);
+  };
+}
+
 /** Members exist, share the package type, hold no duplicates and make no cycle; the default deployment repository is a local member. */
 async function checkVirtual(
   db: Db,
@@ -280,6 +360,7 @@ async function buildConfig(
   key: string,
   body: RepositoryWrite,
   existing?: RepoConfig,
+  checkAddress?: UpstreamAddressCheck,
 ): Promise<Omit<RepoConfig, 'id' | 'createdAt'>> {
   if (body.key !== undefined && body.key.toLowerCase() !== key.toLowerCase())
     throw new InvalidError('key: the key in the body differs from the key in the path');
@@ -326,8 +407,12 @@ async function buildConfig(
       missedRetrievalCachePeriodSecs:
         body.missedRetrievalCachePeriodSecs ?? prev?.missedRetrievalCachePeriodSecs ?? 1800,
       storeArtifactsLocally: body.storeArtifactsLocally ?? prev?.storeArtifactsLocally ?? true,
+      namespaceConfusionProtection:
+        body.namespaceConfusionProtection ?? prev?.namespaceConfusionProtection ?? true,
     };
     if (body.password !== undefined) config.password = body.password || undefined;
+    // A URL given (always on create) is checked against the outbound address rule now, not only when dialled.
+    if (checkAddress && (body.url !== undefined || !existing)) await checkAddress(config.remote.url);
   }
   if (rclass === 'virtual') {
     config.virtual = await checkVirtual(db, key, packageType, {
@@ -379,10 +464,11 @@ export async function createRepository(
   key: string,
   body: RepositoryWrite,
   by: string,
+  checkAddress?: UpstreamAddressCheck,
 ): Promise<RepoConfig> {
   checkNewRepositoryKey(key);
   if (await findRepositoryByKey(db, key)) throw new ConflictError(`Repository '${key}' already exists`);
-  const config = await buildConfig(db, formats, key, body);
+  const config = await buildConfig(db, formats, key, body, undefined, checkAddress);
   try {
     return await db.transaction(async (tx) => {
       const row = await insertRepository(tx, toRow(config));
@@ -403,9 +489,10 @@ export async function updateRepositoryConfig(
   key: string,
   body: RepositoryWrite,
   by: string,
+  checkAddress?: UpstreamAddressCheck,
 ): Promise<RepoConfig> {
   const existing = await getRepository(db, key);
-  const config = await buildConfig(db, formats, key, body, existing);
+  const config = await buildConfig(db, formats, key, body, existing, checkAddress);
   try {
     return await db.transaction(async (tx) => {
       const row = await updateRepository(tx, existing.id, toRow(config));

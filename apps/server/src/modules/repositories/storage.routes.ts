@@ -16,9 +16,11 @@ import {
   findStored,
   type Properties,
   parsePropertiesParam,
+  refuseInternalPath,
 } from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
 import { notifyCopiedOrMoved } from './format-context.ts';
+import { visibleChild } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
 
@@ -45,7 +47,10 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
         if (!found.artifact) throw new NotFoundError('Folders carry no properties');
         const all = found.artifact.properties as Properties;
         const wanted = request.query.properties ? request.query.properties.split(',') : Object.keys(all);
-        const properties = Object.fromEntries(wanted.filter((k) => k in all).map((k) => [k, all[k]!]));
+        // own keys only: `constructor` is no property of a file (issue 12 §17)
+        const properties = Object.fromEntries(
+          wanted.filter((k) => Object.hasOwn(all, k)).map((k) => [k, all[k]!]),
+        );
         if (Object.keys(properties).length === 0) throw new NotFoundError('No properties');
         return { properties, uri };
       }
@@ -78,7 +83,9 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
         createdBy: 'system',
         lastModified: when,
         lastUpdated: when,
-        children: children.map((c) => ({ uri: `/${c.name}`, folder: c.folder })),
+        children: children
+          .filter((c) => visibleChild(ctx, repo.packageType, path.path, c.name))
+          .map((c) => ({ uri: `/${c.name}`, folder: c.folder })),
         uri,
       } satisfies StorageInfo;
     };
@@ -108,9 +115,9 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const raw = request.query.properties;
         if (!raw) throw new InvalidError('properties: give k=v pairs separated by ";"');
-        await changeProperties(ctx, request.principal, pathOf(request.params), {
-          set: parsePropertiesParam(raw),
-        });
+        const path = pathOf(request.params);
+        await refuseInternalPath(ctx, request.principal, path, 'annotate');
+        await changeProperties(ctx, request.principal, path, { set: parsePropertiesParam(raw) });
         return reply.code(204).send();
       },
     );
@@ -123,7 +130,9 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const raw = request.query.properties;
         if (!raw) throw new InvalidError('properties: name the properties to remove, separated by ","');
-        await changeProperties(ctx, request.principal, pathOf(request.params), {
+        const path = pathOf(request.params);
+        await refuseInternalPath(ctx, request.principal, path, 'annotate');
+        await changeProperties(ctx, request.principal, path, {
           remove: raw
             .split(/[,;]/)
             .map((k) => k.trim())

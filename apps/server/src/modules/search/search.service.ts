@@ -12,6 +12,7 @@ import { InvalidError } from '../../platform/http/errors.ts';
 import { likePattern } from '../packages/packages.read.ts';
 import { archiveEntries } from '../packages/packages.schema.ts';
 import type { RepositoriesContext } from '../repositories/context.ts';
+import { isInternalPath } from '../repositories/internal-paths.ts';
 import { artifacts, repositories } from '../repositories/repositories.schema.ts';
 import type { RepositoryClass } from '../repositories/repositories.service.ts';
 
@@ -19,6 +20,7 @@ interface SearchRepo {
   id: string;
   key: string;
   rclass: string;
+  packageType: string;
 }
 
 interface Row {
@@ -150,6 +152,8 @@ export class ArtifactSearch {
     const results: ArtifactSearchAnswer['results'] = [];
     for (const row of rows.slice(0, ARTIFACT_SEARCH_LIMIT)) {
       const repo = byId.get(row.repository_id)!;
+      // issue 12 §20: the files a format keeps for itself are not search results
+      if (isInternalPath(this.ctx, repo.packageType, row.path)) continue;
       if (
         !principal?.admin &&
         !(await this.ctx.authorizer.can(principal, 'read', {

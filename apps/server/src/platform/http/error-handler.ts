@@ -1,7 +1,9 @@
 import { hasZodFastifySchemaValidationErrors } from '@fastify/type-provider-zod';
 import { ErrorCode, type ErrorEnvelope } from '@granary/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from './errors.ts';
+import { z } from 'zod';
+import { DomainError, describeIssues } from './errors.ts';
+import { infrastructureError } from './infrastructure-errors.ts';
 
 const STATUS_CODES: Record<number, string> = {
   400: ErrorCode.BadRequest,
@@ -33,6 +35,10 @@ export function toEnvelope(error: unknown, request: FastifyRequest): { status: n
       })
       .join('; ');
     return { status: 400, body: envelope(400, ErrorCode.Invalid, message) };
+  }
+  // a service's own parse that no route schema caught: still the client's input (issue 12 §21)
+  if (error instanceof z.core.$ZodError) {
+    return { status: 400, body: envelope(400, ErrorCode.Invalid, describeIssues(error.issues)) };
   }
   const fe = error as FastifyError;
   const status =
@@ -78,9 +84,12 @@ declare module 'fastify' {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.decorate('errorRenderers', [] as ErrorRenderer[]);
-  app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (thrown: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    // No space left → 507; the database unavailable → 503 with Retry-After (issue 12 §10, §12).
+    const error = infrastructureError(thrown, request.id) ?? thrown;
     const { status, body } = toEnvelope(error, request);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) request.log.error({ err: thrown }, 'request failed');
+    if (error instanceof DomainError && error.headers) reply.headers(error.headers);
     if (status === 401 && !reply.hasHeader('www-authenticate') && wantsBasicChallenge(request)) {
       reply.header('www-authenticate', 'Basic realm="Granary"');
     }

@@ -52,6 +52,7 @@ interface RepositoryForm {
   retrievalCachePeriodSecs: number;
   missedRetrievalCachePeriodSecs: number;
   storeArtifactsLocally: boolean;
+  namespaceConfusionProtection: boolean;
   repositories: string[];
   defaultDeploymentRepo: string | null;
   allowRemoteOverride: boolean;
@@ -176,6 +177,7 @@ function RepositoryEditor({
         retrievalCachePeriodSecs: v.retrievalCachePeriodSecs,
         missedRetrievalCachePeriodSecs: v.missedRetrievalCachePeriodSecs,
         storeArtifactsLocally: v.storeArtifactsLocally,
+        namespaceConfusionProtection: v.namespaceConfusionProtection,
       });
       // An empty password on edit keeps the stored one.
       if (v.password || isNew) body.password = v.password;
@@ -237,6 +239,7 @@ function RepositoryEditor({
             retrievalCachePeriodSecs: repository?.retrievalCachePeriodSecs ?? 7200,
             missedRetrievalCachePeriodSecs: repository?.missedRetrievalCachePeriodSecs ?? 1800,
             storeArtifactsLocally: repository?.storeArtifactsLocally ?? true,
+            namespaceConfusionProtection: repository?.namespaceConfusionProtection ?? true,
             repositories: repository?.repositories ?? [],
             defaultDeploymentRepo: repository?.defaultDeploymentRepo ?? null,
             allowRemoteOverride: repository?.allowRemoteOverride ?? false,
@@ -294,6 +297,13 @@ function RepositoryEditor({
               </Form.Item>
               <Form.Item name="storeArtifactsLocally" valuePropName="checked">
                 <Checkbox>Store artifacts locally (off: stream from the upstream without caching)</Checkbox>
+              </Form.Item>
+              <Form.Item
+                name="namespaceConfusionProtection"
+                valuePropName="checked"
+                extra="On (recommended): through a virtual repository, a package that a local member holds (another version included) is never asked of this upstream"
+              >
+                <Checkbox>Namespace confusion protection</Checkbox>
               </Form.Item>
             </>
           )}
