@@ -9,7 +9,6 @@ import {
   type CliSessionCreated,
   type CliSessionInfo,
   type CliSessionPoll,
-  TOKEN_SCOPES,
 } from '@granary/contracts';
 import { ForbiddenError, NotFoundError } from '../../platform/http/errors.ts';
 import { findUserById } from './access.queries.ts';
@@ -24,9 +23,15 @@ import {
 import type { AccessContext, RequestMeta } from './context.ts';
 import { randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
 import { requireFreshOtp } from './login.service.ts';
-import { assertWithinCaller, parseTokenScope, USER_SCOPE } from './token-scope.ts';
+import {
+  assertWithinCaller,
+  formatTokenScope,
+  fullScopeOf,
+  parseTokenScope,
+  USER_SCOPE,
+} from './token-scope.ts';
 import { insertToken } from './tokens.queries.ts';
-import { auditOf } from './users.service.ts';
+import { auditOf, principalOf } from './users.service.ts';
 
 async function defaultExpiry(ctx: AccessContext): Promise<Date | null> {
   const secs = (await ctx.settings.get()).tokenDefaultExpirySecs;
@@ -151,7 +156,8 @@ export async function pollCliSession(
     userId: user.id,
     tokenHash: sha256(token),
     kind: 'access',
-    scope: TOKEN_SCOPES[0],
+    // The CLI works as its user does, admin rights included (the confirming caller held no narrower token).
+    scope: formatTokenScope(fullScopeOf(await principalOf(ctx.db, user, 'token'))),
     description: `CLI registration${taken.client ? `: ${taken.client}` : ''}`,
     // The default token lifetime (issue 12 §2: a token never expires only when asked for).
     expiresAt: await defaultExpiry(ctx),

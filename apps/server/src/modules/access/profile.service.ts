@@ -1,7 +1,6 @@
 import {
   ACCESS_MESSAGES,
   AccessErrorCode,
-  TOKEN_SCOPES,
   type UserApiKeyInfo,
   type UserData,
   type UserProfileUpdate,
@@ -12,6 +11,7 @@ import { findUserById, type UserRow, updateUserRow } from './access.queries.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
 import { checkPassword, LockedOutError, requireFreshOtp, resetMfa, userDataOf } from './login.service.ts';
+import { formatTokenScope, fullScopeOf } from './token-scope.ts';
 import { insertToken, liveTokensOfKind, revokeTokensOfKind } from './tokens.queries.ts';
 import { auditOf } from './users.service.ts';
 
@@ -147,7 +147,8 @@ export async function issueApiKey(
       userId: user.id,
       tokenHash: sha256(apiKey),
       kind: API_KEY_KIND,
-      scope: TOKEN_SCOPES[0],
+      // An API key is the user's own credential: it carries all of the user's rights, admin included.
+      scope: formatTokenScope(fullScopeOf(caller)),
       description: 'API key',
       expiresAt: null,
     });

@@ -15,6 +15,7 @@ import {
   assertWithinCaller,
   defaultScopeFor,
   formatTokenScope,
+  fullScopeOf,
   parseTokenScope,
   type TokenScope,
 } from './token-scope.ts';
@@ -150,7 +151,9 @@ export async function createIdentityToken(
 ): Promise<IdentityTokenResponse> {
   const { row, token, expiresIn } = await issue(ctx, meta, {
     username: name,
-    scope: defaultScopeFor(meta.principal!),
+    // What Set Me Up hands to docker and npm: the client works as its user does (issue 12 §18 keeps
+    // it within the caller's own scope).
+    scope: fullScopeOf(meta.principal!),
     expiresIn: body.expiresIn,
     description: body.description,
     kind: 'identity',
