@@ -1,6 +1,7 @@
 // OCI push and pull of a 61 MB image (layers of 1, 10 and 50 MB) with skopeo, Granary side by side
 // with Debian's docker-registry (the CNCF distribution registry) in the same run (issue 7).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,6 +138,74 @@ async function bigUpload(
   await rm(file, { force: true });
 }
 
+/**
+ * issue 12 §14: manifest PUTs at 16-way concurrency, distinct small manifests (tags of one image,
+ * sharing a config and a layer), to each registry; manifests per second and latency.
+ */
+async function manifestPuts(targets: { name: string; base: string; image: string; auth?: string }[]) {
+  const COUNT = Number(process.env.BENCH_MANIFESTS ?? 300);
+  const CONCURRENCY = 16;
+  console.log(`\nS8 manifest PUTs: ${COUNT} distinct small manifests, ${CONCURRENCY} at a time`);
+  const digest = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+  for (const t of targets) {
+    const headers: Record<string, string> = t.auth ? { authorization: t.auth } : {};
+    const layer = randomBytes(1024);
+    const config = Buffer.from(
+      JSON.stringify({ architecture: 'amd64', os: 'linux', n: randomBytes(4).toString('hex') }),
+    );
+    for (const b of [layer, config]) {
+      const res = await fetch(`${t.base}/v2/${t.image}/blobs/uploads/?digest=${digest(b)}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/octet-stream' },
+        body: b,
+      });
+      if (res.status !== 201) throw new Error(`${t.name}: blob push answered ${res.status}`);
+    }
+    const manifest = (i: number) =>
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: 'application/vnd.oci.image.manifest.v1+json',
+        config: {
+          mediaType: 'application/vnd.oci.image.config.v1+json',
+          digest: digest(config),
+          size: config.length,
+        },
+        layers: [
+          {
+            mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip',
+            digest: digest(layer),
+            size: layer.length,
+          },
+        ],
+        annotations: { n: String(i) },
+      });
+    const latencies: number[] = [];
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < COUNT) {
+          const i = next++;
+          const t0 = performance.now();
+          const res = await fetch(`${t.base}/v2/${t.image}/manifests/t${i}`, {
+            method: 'PUT',
+            headers: { ...headers, 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+            body: manifest(i),
+          });
+          await res.arrayBuffer();
+          if (res.status !== 201) throw new Error(`${t.name}: manifest PUT answered ${res.status}`);
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const secs = (performance.now() - start) / 1000;
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `  ${t.name.padEnd(16)} ${(COUNT / secs).toFixed(1)}/s, p50 ${latencies[Math.floor(COUNT / 2)]!.toFixed(0)} ms, p99 ${latencies[Math.floor(COUNT * 0.99)]!.toFixed(0)} ms`,
+    );
+  }
+}
+
 export async function run(): Promise<void> {
   const which = await exec('sh', ['-c', 'command -v skopeo && command -v docker-registry']).catch(() => null);
   if (!which) {
@@ -197,6 +266,10 @@ export async function run(): Promise<void> {
         `  ${op}: granary ${median(g).toFixed(0)} ms (${range(g)}) · docker-registry ${median(r).toFixed(0)} ms (${range(r)}) · ratio ${ratio.toFixed(2)} (goal ≤ 1.0)`,
       );
     }
+    await manifestPuts([
+      { name: 'granary', base: granary.url, image: 'docker-local/manifests', auth },
+      { name: 'docker-registry', base: `http://${registry.host}`, image: 'library/manifests' },
+    ]);
     await bigUpload(dir, [
       { name: 'granary', base: granary.url, image: 'docker-local/big', auth: ['-u', 'admin:bench-password'] },
       { name: 'docker-registry', base: `http://${registry.host}`, image: 'library/big', auth: [] },

@@ -27,6 +27,7 @@ import { registerConsole } from './platform/http/console-static.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerRequestLog } from './platform/http/request-log.ts';
 import { registerSecurityHeaders } from './platform/http/security-headers.ts';
+import { UploadGuard } from './platform/http/upload-guard.ts';
 import { Jobs } from './platform/jobs/index.ts';
 import { createLogging, type Logging } from './platform/logger/index.ts';
 import { createOutboundClient, type OutboundClient } from './platform/outbound/index.ts';
@@ -42,6 +43,8 @@ export interface Platform {
   logging: Logging;
   /** Background work: the one place that runs recurring jobs. */
   jobs: Jobs;
+  /** Slow-client limits of every upload route (issue 12 §15): minimum rate, uploads per address. */
+  uploads: UploadGuard;
 }
 
 declare module 'fastify' {
@@ -120,12 +123,21 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     }).withTypeProvider<ZodTypeProvider>();
     const blobCache = new BlobCache(blobs, config.blobCacheBytes);
     const jobs = new Jobs(database.db, readNodeId(config.home), logging.server.child({ component: 'jobs' }));
-    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging, jobs });
+    const uploads = new UploadGuard(
+      {
+        minBytesPerSec: config.minUploadRateBytesPerSec,
+        windowMs: config.minUploadRateWindowSecs * 1000,
+        maxPerAddress: config.maxUploadsPerAddress,
+      },
+      logging.server.child({ component: 'uploads' }),
+    );
+    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging, jobs, uploads });
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });
     app.addHook('onClose', async () => {
       await jobs.stop();
+      uploads.close();
       for (const resource of opened.reverse()) await resource.close().catch(() => {});
       await logging.close();
     });

@@ -281,6 +281,54 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       expect((await inject('GET', '/v2/docker-local/checks/manifests/v2')).statusCode).toBe(404);
     });
 
+    it('issue 12 §14: a manifest carrying both layers and manifests is MANIFEST_INVALID and nothing is stored', async () => {
+      const image = testImage({ layerSizes: [64] });
+      await pushImage('docker-local/hybrid', 'ok', image);
+      const doc = JSON.parse(image.manifest.toString('utf8')) as Record<string, unknown>;
+      const descriptor = { mediaType: image.mediaType, digest: image.digest, size: image.manifest.length };
+      const both = Buffer.from(JSON.stringify({ ...doc, manifests: [descriptor] }));
+      for (const mediaType of [image.mediaType, 'application/vnd.oci.image.index.v1+json']) {
+        const body = Buffer.from(JSON.stringify({ ...JSON.parse(both.toString()), mediaType }));
+        const res = await pushManifest('docker-local/hybrid', 'both', body, mediaType);
+        expect(res.statusCode, res.body).toBe(400);
+        expect(errorCode(res)).toBe('MANIFEST_INVALID');
+        expect((await inject('GET', `/v2/docker-local/hybrid/manifests/${digestOf(body)}`)).statusCode).toBe(
+          404,
+        );
+      }
+      expect((await inject('GET', '/v2/docker-local/hybrid/manifests/both')).statusCode).toBe(404);
+      expect((await inject('GET', '/v2/docker-local/hybrid/tags/list')).json().tags).toEqual(['ok']);
+    });
+
+    it('issue 12 §14: GET and HEAD of a manifest by an invalid reference answer 404 MANIFEST_UNKNOWN (conformance suite)', async () => {
+      await pushImage('docker-local/refs', 'v1', testImage({ layerSizes: [32] }));
+      for (const ref of [
+        '.INVALID_MANIFEST_NAME',
+        'sha256:nothex',
+        `sha512:${'a'.repeat(128)}`,
+        '-dash',
+        'x'.repeat(129),
+      ])
+        for (const method of ['GET', 'HEAD']) {
+          const res = await inject(method, `/v2/docker-local/refs/manifests/${ref}`);
+          expect(res.statusCode, `${method} ${ref}`).toBe(404);
+          if (method === 'GET') expect(errorCode(res)).toBe('MANIFEST_UNKNOWN');
+        }
+      // Through a virtual repository too, and a push by such a reference is still refused as invalid.
+      expect(errorCode(await inject('GET', '/v2/docker/refs/manifests/.INVALID_MANIFEST_NAME'))).toBe(
+        'MANIFEST_UNKNOWN',
+      );
+      const image = testImage({ layerSizes: [32] });
+      for (const b of [image.config, ...image.layers]) await pushBlob('docker-local/refs', b.bytes);
+      const push = await pushManifest(
+        'docker-local/refs',
+        '.INVALID_MANIFEST_NAME',
+        image.manifest,
+        image.mediaType,
+      );
+      expect(push.statusCode).toBe(400);
+    });
+
     it('spec "Pushing blobs": a monolithic push whose bytes do not match the digest is DIGEST_INVALID and leaves nothing', async () => {
       const bytes = Buffer.from('the real bytes');
       const res = await pushBlob('docker-local/liar', bytes, digestOf('other bytes'));

@@ -108,6 +108,11 @@ export function isDigest(reference: string): boolean {
   return reference.includes(':');
 }
 
+/** A reference Granary can hold: a valid tag or a sha256 digest. */
+export function isValidReference(reference: string): boolean {
+  return isDigest(reference) ? DIGEST_RE.test(reference) : TAG_RE.test(reference);
+}
+
 /** A digest the client sent: malformed → DIGEST_INVALID; another algorithm → UNSUPPORTED. */
 export function requireSha256(digest: string | undefined): string {
   if (!digest || !ANY_DIGEST_RE.test(digest))
@@ -160,6 +165,9 @@ export function parseManifest(contentType: string | undefined, body: Buffer): Pa
       'MANIFEST_INVALID',
       `The manifest's mediaType '${String(doc.mediaType)}' differs from its Content-Type '${type}'`,
     );
+  // spec: an image manifest has layers, an index manifests; one claiming both is neither (issue 12 §14).
+  if (doc.layers !== undefined && doc.manifests !== undefined)
+    throw new OciError(400, 'MANIFEST_INVALID', 'A manifest has layers or manifests, not both');
   const isIndex = INDEX_TYPES.includes(type);
   const subject = doc.subject === undefined ? undefined : descriptor(doc.subject, 'subject');
   const artifactType = typeof doc.artifactType === 'string' ? doc.artifactType : undefined;

@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ANONYMOUS_BEARER_TOKEN } from '@granary/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { infrastructureError } from '../../platform/http/infrastructure-errors.ts';
 import type { FormatContext, FormatContextFactory } from '../sdk/format.ts';
 import { collectGarbage } from './gc.ts';
 import {
+  isValidReference,
   MAX_MANIFEST_BYTES,
   MEDIA_TYPES,
   NAME_RE,
@@ -143,8 +145,40 @@ function ociCodeOf(status: number, code: string | undefined): { status: number; 
  * uses, and the garbage collection job. Every error is `{errors: [{code, message, detail}]}`.
  */
 export async function registerOciRoutes(app: FastifyInstance, contexts: FormatContextFactory): Promise<void> {
-  const uploads = new UploadSessions();
-  const gcSecret = randomBytes(32).toString('hex');
+  const { config } = app.granary;
+  const uploads = new UploadSessions(
+    path.join(config.home, 'tmp', 'oci-uploads'),
+    config.ociUploadExpirySecs * 1000,
+  );
+  await uploads.load();
+
+  /** Garbage collection over every Docker repository, as the server (the admin endpoint and the job). */
+  const garbageCollection = async (opts: { graceMs: number; dryRun: boolean; log: FormatContext['log'] }) => {
+    const all: FormatContext[] = [];
+    for (const key of (await contexts.repositoryKeys?.('docker')) ?? []) {
+      const ctx = await contexts.system?.(key);
+      if (ctx) all.push(ctx);
+    }
+    return collectGarbage(all, { ...opts, busy: uploads.names() });
+  };
+  // Background work goes through platform/jobs: no timer here, no call to the server's own routes.
+  app.granary.jobs.recurring({
+    name: 'oci.gc',
+    scope: 'cluster',
+    intervalMs: config.ociGcIntervalSecs * 1000,
+    run: ({ log }) => garbageCollection({ graceMs: config.ociGcGraceSecs * 1000, dryRun: false, log }),
+  });
+  // Sessions live in this node's home: every node expires its own.
+  app.granary.jobs.recurring({
+    name: 'oci.uploads-expire',
+    scope: 'node',
+    intervalMs: Math.min(3600, Math.max(60, config.ociUploadExpirySecs / 4)) * 1000,
+    run: async ({ log }) => {
+      const result = await uploads.expire();
+      if (result.expired > 0) log.info(result, 'oci: expired uploads dropped');
+      return result;
+    },
+  });
 
   const challenge = (request: FastifyRequest, reply: FastifyReply) => {
     const tail = ((request.params as { '*'?: string })['*'] ?? '').replace(/^\/+/, '');
@@ -196,7 +230,8 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
     const { ctx, image } = await repoContext(request, reply, name);
     if (request.method === 'GET' || request.method === 'HEAD') {
       await ctx.authorize('read', image);
-      const hit = await findManifest(ctx, image, ref);
+      // No manifest can be there by a reference that is no tag or digest (the conformance suite asks 404).
+      const hit = isValidReference(ref) ? await findManifest(ctx, image, ref) : null;
       if (!hit)
         throw new OciError(404, 'MANIFEST_UNKNOWN', `${name}:${ref} is not here`, { name, reference: ref });
       reply
@@ -293,7 +328,7 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
       const session = await uploads.open(name, owner(request));
       return uploadHeaders(reply, name, session.uuid, 0).code(202).send();
     }
-    const session = uploads.get(uuid, name, owner(request));
+    const session = await uploads.get(uuid, name, owner(request));
     const range = /^(?:bytes[ =])?(\d+)-(\d+)$/.exec(String(request.headers['content-range'] ?? ''));
     const start = range ? Number(range[1]) : undefined;
     const length = range ? Number(range[2]) - Number(range[1]) + 1 : undefined;
@@ -301,13 +336,25 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
       body.resume();
       return uploadHeaders(reply, name, uuid, session.size).code(204).send();
     }
-    /** A second chunk after a first one in the blob store: the bytes so far go to the temp file, the rest appends there. */
+    const spoolPath = `${image}/${UPLOADS}/upload-${uuid}`;
+    /** The first chunk's bytes in the blob store (spooled by this process, or found again after a restart). */
+    const partialBytes = async () => {
+      const partial = session.partial!;
+      const spooled = uploads.spooledOf(session) ?? (await dctx.respool(spoolPath, partial.sha256));
+      if (!spooled || spooled.size !== partial.size) {
+        await uploads.close(session);
+        throw new OciError(
+          404,
+          'BLOB_UPLOAD_UNKNOWN',
+          `The bytes of upload '${uuid}' are gone: start it again`,
+        );
+      }
+      return spooled;
+    };
+    /** A second chunk after a first one in the blob store: the bytes so far go to the session's file, the rest appends there. */
     const materialize = async () => {
-      const partial = session.partial;
-      if (!partial) return;
-      session.size = 0;
-      session.partial = undefined;
-      await uploads.append(session, await partial.open());
+      if (!session.partial) return;
+      await uploads.materialize(session, await (await partialBytes()).open());
     };
     const close = () => uploads.close(session);
     if (request.method === 'DELETE') {
@@ -318,12 +365,10 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
     if (request.method === 'PATCH') {
       await uploads.serial(uuid, async () => {
         if (session.size === 0 && !session.partial && !start) {
-          const spooled = await dctx.spool(`${image}/${UPLOADS}/upload-${uuid}`, body, {
+          const spooled = await dctx.spool(spoolPath, body, {
             expected: length !== undefined ? { size: length } : {},
           });
-          session.partial = spooled;
-          session.size = spooled.size;
-          session.touchedAt = Date.now();
+          await uploads.setPartial(session, spooled);
           return;
         }
         await materialize();
@@ -350,7 +395,7 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
                 'DIGEST_INVALID',
                 `The uploaded content is sha256:${session.partial.sha256}, not sha256:${hex}; nothing was stored`,
               );
-            await linkBlob(dctx, image, hex, session.partial);
+            await linkBlob(dctx, image, hex, await partialBytes());
           } else await storeBlob(dctx, image, hex, uploads.read(session));
         } finally {
           await close();
@@ -454,18 +499,27 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
     // Bodies are blobs and manifests: left unread, streamed by the handlers.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // Slow clients and too many uploads from one address (PATCH, PUT, POST) are refused (issue 12 §15).
+    scope.addHook('onRequest', app.granary.uploads.onRequest);
     scope.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-      const e = error as {
+      // No space left → 507, the database unavailable → 503 with Retry-After: the core's mapping (issue 12 §10, §12).
+      const e = (infrastructureError(error, request.id) ?? error) as {
         status?: number;
         statusCode?: number;
         code?: string;
         message?: string;
         detail?: unknown;
+        headers?: Record<string, string>;
       };
       const raw = e.status ?? e.statusCode ?? 500;
       const { status, code } = ociCodeOf(raw >= 400 && raw < 600 ? raw : 500, e.status ? e.code : undefined);
       if (status >= 500) request.log.error({ err: error }, 'registry request failed');
-      const message = status >= 500 ? `Internal server error (request ${request.id})` : (e.message ?? code);
+      // A server error written for the client (it carries its own status) keeps its message.
+      const message =
+        status >= 500 && e.status === undefined
+          ? `Internal server error (request ${request.id})`
+          : (e.message ?? code);
+      if (e.headers) reply.headers(e.headers);
       if (status === 401) challenge(request, reply);
       if (status === 416 && (e.detail as { range?: string })?.range)
         reply.header('range', (e.detail as { range: string }).range);
@@ -479,51 +533,41 @@ export async function registerOciRoutes(app: FastifyInstance, contexts: FormatCo
       reply.header('docker-distribution-api-version', 'registry/2.0');
     });
     const methods = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'];
-    const config = { access: 'public' as const };
-    scope.route({ method: methods, url: '/v2', config, schema: { hide: true }, handler: dispatch });
-    scope.route({ method: methods, url: '/v2/*', config, schema: { hide: true }, handler: dispatch });
+    const routeConfig = { access: 'public' as const };
+    scope.route({
+      method: methods,
+      url: '/v2',
+      config: routeConfig,
+      schema: { hide: true },
+      handler: dispatch,
+    });
+    scope.route({
+      method: methods,
+      url: '/v2/*',
+      config: routeConfig,
+      schema: { hide: true },
+      handler: dispatch,
+    });
 
-    /** Garbage collection: admins run it (dry-run with `?dryRun=true`); the periodic job calls it too. */
+    /** Garbage collection: admins run it (dry-run with `?dryRun=true`); the `oci.gc` job runs it too. */
     scope.post(
       '/api/docker/gc',
-      { config, schema: { hide: true } },
+      { config: routeConfig, schema: { hide: true } },
       async (request: FastifyRequest<{ Querystring: { dryRun?: string; graceSecs?: string } }>, reply) => {
-        const internal = request.headers['x-granary-oci-gc'] === gcSecret;
-        if (!internal && !request.principal)
-          throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
-        if (!internal && !request.principal?.admin)
+        if (!request.principal) throw new OciError(401, 'UNAUTHORIZED', 'Authentication is required');
+        if (!request.principal.admin)
           throw new OciError(403, 'DENIED', 'Only administrators run garbage collection');
         const grace =
-          request.query.graceSecs !== undefined
-            ? Number(request.query.graceSecs)
-            : app.granary.config.ociGcGraceSecs;
+          request.query.graceSecs !== undefined ? Number(request.query.graceSecs) : config.ociGcGraceSecs;
         if (!Number.isFinite(grace) || grace < 0)
           throw new OciError(400, 'UNSUPPORTED', 'graceSecs must be a non-negative number');
-        const all: FormatContext[] = [];
-        for (const key of (await contexts.repositoryKeys?.('docker')) ?? []) {
-          const ctx = await contexts(request, reply, key, { system: true });
-          if (ctx) all.push(ctx);
-        }
-        await uploads.expire();
-        const report = await collectGarbage(all, {
+        const report = await garbageCollection({
           graceMs: grace * 1000,
-          busy: uploads.names(),
           dryRun: request.query.dryRun === 'true',
-          log: all[0]?.log ?? (request.log as unknown as FormatContext['log']),
+          log: request.log as unknown as FormatContext['log'],
         });
         return reply.send(report);
       },
     );
-  });
-
-  const timer = setInterval(() => {
-    void app
-      .inject({ method: 'POST', url: '/api/docker/gc', headers: { 'x-granary-oci-gc': gcSecret } })
-      .catch((err) => app.log.warn({ err }, 'oci gc failed'));
-  }, app.granary.config.ociGcIntervalSecs * 1000);
-  timer.unref();
-  app.addHook('onClose', async () => {
-    clearInterval(timer);
-    await uploads.dispose();
   });
 }

@@ -276,6 +276,8 @@ export async function storeManifest(
   const hex = sha256(body);
   if (byDigest && requireSha256(ref) !== hex)
     throw new OciError(400, 'DIGEST_INVALID', `The manifest's digest is sha256:${hex}, not ${ref}`);
+  /** The stored blobs the manifest names, by hex (foreign layers are never here). */
+  const blobs = new Map<string, FormatFile>();
   const missing = async (d: Descriptor) => {
     const h = sha256Hex(d.digest);
     const file = h ? await dctx.stat(blobPath(image, h)) : null;
@@ -294,6 +296,7 @@ export async function storeManifest(
         'MANIFEST_INVALID',
         `The manifest gives ${d.digest} a size of ${d.size} bytes; it has ${file.size}`,
       );
+    blobs.set(h!, file);
   };
   await Promise.all([...parsed.blobs.filter((d) => !isForeign(d)), ...parsed.manifests].map(missing));
 
@@ -304,54 +307,60 @@ export async function storeManifest(
     ...(parsed.subject ? { 'docker.subject': [parsed.subject.digest] } : {}),
     ...(parsed.artifactType ? { 'docker.artifactType': [parsed.artifactType] } : {}),
   };
-  await dctx.withLock(`oci-manifest:${image}`, async () => {
-    const canonical = blobPath(image, hex);
-    if (!(await dctx.stat(canonical)))
-      await dctx.deploy(canonical, body, { expected: { sha256: hex }, properties, metadata: null });
-    if (byDigest) return;
+  // The content-addressed copy under the blob's own lock; the tag under its tag's lock: pushes of
+  // other tags of the image go side by side (one lock per image made concurrent pushes of one image
+  // wait in a single line, issue 12 §14).
+  const canonicalPath = blobPath(image, hex);
+  const canonical = await dctx.withLock(
+    `oci-blob:${hex}`,
+    async () =>
+      (await dctx.stat(canonicalPath)) ??
+      (await dctx.deploy(canonicalPath, body, { expected: { sha256: hex }, properties, metadata: null })),
+  );
+  if (byDigest) return { digest: `sha256:${hex}`, parsed };
+  await dctx.withLock(`oci-tag:${image}:${ref}`, async () => {
     const folder = `${image}/${ref}`;
     const name = parsed.isIndex ? TAG_LIST_MANIFEST : TAG_MANIFEST;
     const other = parsed.isIndex ? TAG_MANIFEST : TAG_LIST_MANIFEST;
-    const current = await dctx.stat(`${folder}/${name}`);
-    if (current?.sha256 === hex) return;
-    if (await dctx.stat(`${folder}/${other}`)) await dctx.delete(`${folder}/${other}`);
-    const size = imageSize(parsed, body);
-    await dctx.deploy(`${folder}/${name}`, body, {
-      expected: { sha256: hex },
-      properties: {
-        ...properties,
-        'docker.manifest': [ref],
-        'docker.size': [String(size)],
-        'docker.layers': parsed.blobs.slice(1).map((d) => d.digest),
-      },
-      metadata: {
-        name: image,
-        version: ref,
-        description: parsed.isIndex
-          ? `${parsed.manifests.length} platform manifests`
-          : `${parsed.blobs.length - 1} layers, ${size} bytes`,
-        leadFile: true,
-      },
-    });
-    const wanted = new Map<string, string>();
+    // What the tag's folder holds, in one query: its manifest file and its layer files.
+    const held = new Map((await dctx.listFiles(folder)).map((f) => [f.path.slice(folder.length + 1), f]));
+    if (held.get(name)?.sha256 === hex) return;
+    if (held.has(other)) await dctx.delete(`${folder}/${other}`);
+    const wanted = new Map<string, FormatFile>();
     for (const d of parsed.blobs) {
       const h = sha256Hex(d.digest);
-      if (h && !isForeign(d)) wanted.set(digestFile(h), h);
+      const file = h && !isForeign(d) ? blobs.get(h) : undefined;
+      if (file) wanted.set(digestFile(h!), file);
     }
-    for (const entry of await dctx.list(folder))
-      if (!entry.folder && entry.name.startsWith('sha256__') && !wanted.has(entry.name))
-        await dctx.delete(`${folder}/${entry.name}`);
-    // The tag's layer files, side by side (their rows are independent; the database orders them).
-    await Promise.all(
-      [...wanted].map(async ([fileName, h]) => {
-        if (await dctx.stat(`${folder}/${fileName}`)) return;
-        await dctx.deploy(`${folder}/${fileName}`, Buffer.alloc(0), {
-          byChecksum: true,
-          expected: { sha256: h },
-          metadata: null,
-        });
-      }),
-    );
+    for (const [entry, file] of held)
+      if (!entry.includes('/') && entry.startsWith('sha256__') && !wanted.has(entry))
+        await dctx.delete(file.path);
+    const size = imageSize(parsed, body);
+    // No bytes are written: the manifest is stored (the canonical copy), the layers too. The tag's
+    // manifest file and its layer files are rows, all in one transaction.
+    await dctx.link([
+      {
+        path: `${folder}/${name}`,
+        sameAs: canonical,
+        properties: {
+          ...properties,
+          'docker.manifest': [ref],
+          'docker.size': [String(size)],
+          'docker.layers': parsed.blobs.slice(1).map((d) => d.digest),
+        },
+        metadata: {
+          name: image,
+          version: ref,
+          description: parsed.isIndex
+            ? `${parsed.manifests.length} platform manifests`
+            : `${parsed.blobs.length - 1} layers, ${size} bytes`,
+          leadFile: true,
+        },
+      },
+      ...[...wanted]
+        .filter(([fileName]) => held.get(fileName)?.sha256 === undefined)
+        .map(([fileName, file]) => ({ path: `${folder}/${fileName}`, sameAs: file, metadata: null })),
+    ]);
   });
   return { digest: `sha256:${hex}`, parsed };
 }

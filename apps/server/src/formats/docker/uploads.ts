@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,53 +14,112 @@ export interface UploadSession {
   name: string;
   /** Who opened it: nobody else may append to or close it. */
   owner: string;
-  file: string;
   /** bytes received so far */
   size: number;
   /**
    * A first chunk streamed straight into the blob store (the usual case: skopeo and docker send a
    * blob in one PATCH), so closing the upload costs no second write and one database row: the
-   * digest is checked against what the store computed.
+   * digest is checked against what the store computed. Only its digest and size are kept on disk;
+   * after a restart the core hands the bytes out again (`FormatContext.respool`).
    */
-  partial?: SpooledBytes;
+  partial?: { sha256: string; size: number };
   startedAt: number;
   touchedAt: number;
 }
 
-/** Sessions idle this long are dropped with their bytes. */
-const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * Uploads in progress live in a private temp folder, never as artifacts: a partial blob is not
- * visible anywhere until PUT verifies its digest and deploys it. Sessions are per node and do not
- * survive a restart (clients restart the upload, as the spec allows).
+ * Uploads in progress, under `$GRANARY_HOME/tmp/oci-uploads/`: a session is `{uuid}.json` (who,
+ * where, how far) and, once a second chunk came, `{uuid}.data` (the bytes so far). A partial blob is
+ * never visible anywhere until PUT verifies its digest and deploys it. Sessions survive a restart
+ * (a client continues with the upload URL it has, as the spec allows) and go when idle longer than
+ * the expiry (`oci.uploads-expire`), their bytes with them.
  */
 export class UploadSessions {
   private readonly sessions = new Map<string, UploadSession>();
-  private dir: Promise<string> | undefined;
+  /** Live handles of partial blobs `spool` gave this process (after a restart they are asked for again). */
+  private readonly spooled = new Map<string, SpooledBytes>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  private loaded: Promise<void> | undefined;
 
-  private folder(): Promise<string> {
-    this.dir ??= (async () => {
-      const base = path.join(os.tmpdir(), 'granary-oci-uploads');
-      await mkdir(base, { recursive: true });
-      return mkdtemp(path.join(base, `${process.pid}-`));
+  constructor(
+    readonly dir: string,
+    private readonly expiryMs: number,
+  ) {}
+
+  private jsonPath = (uuid: string) => path.join(this.dir, `${uuid}.json`);
+  dataPath = (uuid: string) => path.join(this.dir, `${uuid}.data`);
+
+  /** Reads the sessions a previous run left (once); unreadable ones and stray files are removed. */
+  load(): Promise<void> {
+    this.loaded ??= (async () => {
+      await mkdir(this.dir, { recursive: true });
+      const names = await readdir(this.dir);
+      const kept = new Set<string>();
+      for (const name of names) {
+        const uuid = name.slice(0, -'.json'.length);
+        if (!name.endsWith('.json') || !UUID_RE.test(uuid)) continue;
+        try {
+          const record = JSON.parse(await readFile(path.join(this.dir, name), 'utf8')) as UploadSession;
+          if (record.uuid !== uuid || typeof record.name !== 'string' || typeof record.owner !== 'string')
+            throw new Error('not a session');
+          const session: UploadSession = {
+            uuid,
+            name: record.name,
+            owner: record.owner,
+            size: 0,
+            startedAt: Number(record.startedAt) || Date.now(),
+            touchedAt: Number(record.touchedAt) || Date.now(),
+          };
+          if (record.partial && /^[0-9a-f]{64}$/.test(record.partial.sha256)) {
+            session.partial = { sha256: record.partial.sha256, size: Number(record.partial.size) || 0 };
+            session.size = session.partial.size;
+            // Bytes copied out of the partial blob by a chunk that never finished: the blob is the truth.
+            await rm(this.dataPath(uuid), { force: true });
+          } else {
+            session.size = (await stat(this.dataPath(uuid)).catch(() => null))?.size ?? 0;
+          }
+          this.sessions.set(uuid, session);
+          kept.add(uuid);
+        } catch {
+          // unreadable: dropped below with its bytes
+        }
+      }
+      for (const name of names) {
+        const uuid = name.replace(/\.(json|data|json\.tmp)$/, '');
+        if (!kept.has(uuid)) await rm(path.join(this.dir, name), { recursive: true, force: true });
+      }
     })();
-    return this.dir;
+    return this.loaded;
+  }
+
+  private async save(session: UploadSession): Promise<void> {
+    const record: UploadSession = { ...session };
+    const temp = `${this.jsonPath(session.uuid)}.tmp`;
+    await writeFile(temp, JSON.stringify(record));
+    await rename(temp, this.jsonPath(session.uuid));
   }
 
   async open(name: string, owner: string): Promise<UploadSession> {
-    const uuid = randomUUID();
-    const file = path.join(await this.folder(), uuid);
-    await writeFile(file, '');
+    await this.load();
     const now = Date.now();
-    const session = { uuid, name, owner, file, size: 0, startedAt: now, touchedAt: now };
-    this.sessions.set(uuid, session);
+    const session: UploadSession = {
+      uuid: randomUUID(),
+      name,
+      owner,
+      size: 0,
+      startedAt: now,
+      touchedAt: now,
+    };
+    await this.save(session);
+    this.sessions.set(session.uuid, session);
     return session;
   }
 
   /** The session `uuid` opened for `name` by `owner`, else BLOB_UPLOAD_UNKNOWN. */
-  get(uuid: string, name: string, owner: string): UploadSession {
+  async get(uuid: string, name: string, owner: string): Promise<UploadSession> {
+    await this.load();
     const session = this.sessions.get(uuid);
     if (!session || session.name !== name || session.owner !== owner)
       throw new OciError(404, 'BLOB_UPLOAD_UNKNOWN', `Upload '${uuid}' is unknown to ${name}`);
@@ -81,7 +139,35 @@ export class UploadSessions {
     }
   }
 
-  /** Appends a chunk; `start` (from Content-Range) must be where the upload stands. */
+  /** A first chunk the core spooled into the blob store: the session's bytes so far. */
+  async setPartial(session: UploadSession, spooled: SpooledBytes): Promise<void> {
+    session.partial = { sha256: spooled.sha256, size: spooled.size };
+    session.size = spooled.size;
+    session.touchedAt = Date.now();
+    this.spooled.set(session.uuid, spooled);
+    await this.save(session);
+  }
+
+  /** The live handle of the session's partial blob, when this process spooled it. */
+  spooledOf(session: UploadSession): SpooledBytes | undefined {
+    return this.spooled.get(session.uuid);
+  }
+
+  /** The partial blob's bytes become the start of `{uuid}.data` (a second chunk is coming). */
+  async materialize(session: UploadSession, bytes: Readable): Promise<void> {
+    const data = this.dataPath(session.uuid);
+    await rm(data, { force: true });
+    await pipeline(bytes, createWriteStream(data, { flags: 'wx' }));
+    session.partial = undefined;
+    session.size = (await stat(data)).size;
+    this.spooled.delete(session.uuid);
+    await this.save(session);
+  }
+
+  /**
+   * Appends a chunk; `start` (from Content-Range) must be where the upload stands. A chunk that
+   * fails (cut, short, a client gone) leaves nothing: the data goes back to where it stood.
+   */
   async append(session: UploadSession, body: Readable, start?: number, length?: number): Promise<void> {
     if (start !== undefined && start !== session.size) {
       body.resume();
@@ -92,50 +178,50 @@ export class UploadSessions {
         { range: `0-${Math.max(0, session.size - 1)}` },
       );
     }
+    const data = this.dataPath(session.uuid);
+    const before = session.size;
     try {
-      await pipeline(body, createWriteStream(session.file, { flags: 'a' }));
+      await pipeline(body, createWriteStream(data, { flags: 'a' }));
+      const size = (await stat(data)).size;
+      if (length !== undefined && start !== undefined && size !== start + length)
+        throw new OciError(400, 'BLOB_UPLOAD_INVALID', 'The chunk is shorter than its Content-Range says');
+      session.size = size;
+    } catch (err) {
+      await truncate(data, before).catch(() => {});
+      throw err;
     } finally {
-      session.size = (await stat(session.file)).size;
       session.touchedAt = Date.now();
+      await this.save(session).catch(() => {});
     }
-    if (length !== undefined && start !== undefined && session.size !== start + length) {
-      await this.truncateTo(session, start);
-      throw new OciError(400, 'BLOB_UPLOAD_INVALID', 'The chunk is shorter than its Content-Range says');
-    }
-  }
-
-  private async truncateTo(session: UploadSession, size: number): Promise<void> {
-    await truncate(session.file, size);
-    session.size = size;
   }
 
   read(session: UploadSession): Readable {
-    return createReadStream(session.file);
+    return createReadStream(this.dataPath(session.uuid));
   }
 
   async close(session: UploadSession): Promise<void> {
     this.sessions.delete(session.uuid);
-    await rm(session.file, { force: true });
+    this.spooled.delete(session.uuid);
+    await rm(this.jsonPath(session.uuid), { force: true });
+    await rm(this.dataPath(session.uuid), { force: true });
   }
 
-  /** Drops sessions idle for a day; the number dropped. */
-  async expire(now = Date.now()): Promise<number> {
-    let dropped = 0;
+  /** Drops sessions idle longer than the expiry, with their bytes; the number dropped. */
+  async expire(now = Date.now()): Promise<{ expired: number; bytes: number }> {
+    await this.load();
+    let expired = 0;
+    let bytes = 0;
     for (const session of [...this.sessions.values()])
-      if (now - session.touchedAt > SESSION_IDLE_MS) {
+      if (now - session.touchedAt > this.expiryMs && !this.queues.has(session.uuid)) {
+        bytes += session.partial ? 0 : session.size;
         await this.close(session);
-        dropped += 1;
+        expired += 1;
       }
-    return dropped;
+    return { expired, bytes };
   }
 
   /** `{repoKey}/{image}` names with an upload in progress (garbage collection leaves them alone). */
   names(): Set<string> {
     return new Set([...this.sessions.values()].map((s) => s.name));
-  }
-
-  async dispose(): Promise<void> {
-    this.sessions.clear();
-    if (this.dir) await rm(await this.dir, { recursive: true, force: true });
   }
 }

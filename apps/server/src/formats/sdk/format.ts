@@ -216,6 +216,20 @@ export interface FormatContext {
     opts?: { expected?: DeployOptions['expected'] },
   ): Promise<SpooledBytes>;
   /**
+   * Stores files whose content is already stored, each the same bytes as a file this context handed
+   * out (`sameAs`): no bytes read, all in one transaction (write permission; delete to replace other
+   * content). A path already holding the same content and properties is left as it is. E.g. an OCI
+   * tag's `manifest.json` and layer files.
+   */
+  link(
+    files: {
+      path: string;
+      sameAs: FormatFile;
+      properties?: Record<string, string[]>;
+      metadata?: PackageMetadata | null;
+    }[],
+  ): Promise<FormatFile[]>;
+  /**
    * Bytes an earlier `spool` put in the blob store, found again by their sha256 after the handle was
    * lost (a restart in the middle of an upload): read back, hashed and verified again (write
    * permission on `path`); null when the blob store no longer has them.

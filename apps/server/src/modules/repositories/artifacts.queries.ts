@@ -140,29 +140,50 @@ export async function folderExists(db: Executor, repositoryId: string, folder: s
 }
 
 /**
- * What stands in the way of a new file at `path`, in one round trip (a deploy's hot path): a file at
- * one of its parent folders (`parents`, the nearest first), or files below `path` (it is a folder).
+ * What stands in the way of new files at `paths`, in one round trip (a deploy's hot path): for each,
+ * a file at one of its parent folders (the nearest named), or files below it (it is a folder).
  */
-export async function pathConflict(
+export async function pathConflicts(
   db: Db,
   repositoryId: string,
-  path: string,
-  parents: string[],
-): Promise<{ fileAbove?: string; folder: boolean }> {
-  const above =
-    parents.length > 0
-      ? sql`(select path from artifacts where repository_id = ${repositoryId} and path in (${sql.join(
-          parents.map((p) => sql`${p}`),
-          sql`, `,
-        )}))`
-      : sql`(select path from artifacts where false)`;
-  const rows = await queryRows<{ path: string }>(
-    db,
-    sql`${above} union all (select path from artifacts where repository_id = ${repositoryId} and path like ${below(path)} limit 1)`,
+  paths: string[],
+): Promise<Map<string, { fileAbove?: string; folder: boolean }>> {
+  const parentsOf = (path: string) => {
+    const out: string[] = [];
+    for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) out.push(path.slice(0, i));
+    return out;
+  };
+  const parents = [...new Set(paths.flatMap(parentsOf))];
+  const parts = paths.map(
+    (p) =>
+      sql`(select path, ${p}::text as under from artifacts where repository_id = ${repositoryId} and path like ${below(p)} limit 1)`,
   );
-  const found = new Set(rows.map((r) => r.path));
-  const fileAbove = parents.find((p) => found.has(p));
-  return { fileAbove, folder: rows.some((r) => !parents.includes(r.path)) };
+  if (parents.length > 0)
+    parts.push(
+      sql`(select path, null::text as under from artifacts where repository_id = ${repositoryId} and path in (${sql.join(
+        parents.map((p) => sql`${p}`),
+        sql`, `,
+      )}))`,
+    );
+  const rows = await queryRows<{ path: string; under: string | null }>(db, sql.join(parts, sql` union all `));
+  const files = new Set(rows.filter((r) => r.under === null).map((r) => r.path));
+  const folders = new Set(rows.filter((r) => r.under !== null).map((r) => r.under));
+  return new Map(
+    paths.map((p) => [p, { fileAbove: parentsOf(p).find((d) => files.has(d)), folder: folders.has(p) }]),
+  );
+}
+
+/** The stored files of a repository at `paths` (those that exist). */
+export async function findArtifacts(
+  db: Executor,
+  repositoryId: string,
+  paths: string[],
+): Promise<ArtifactRow[]> {
+  if (paths.length === 0) return [];
+  return db
+    .select()
+    .from(artifacts)
+    .where(and(eq(artifacts.repositoryId, repositoryId), inArray(artifacts.path, paths)));
 }
 
 /** Inserts or replaces the artifact at its path in one statement: concurrent writers leave one whole row. */

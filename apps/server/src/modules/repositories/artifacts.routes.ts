@@ -78,6 +78,8 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
     // Bodies here are artifact bytes: left unread for the handler to stream.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // Slow clients and too many uploads from one address are refused before any byte is stored.
+    scope.addHook('onRequest', app.granary.uploads.onRequest);
 
     const pathOf = (request: WildcardRequest, matrix?: Map<string, string[]>) =>
       RepoPath.parse(request.params.key, request.params['*'] ?? '', matrix);

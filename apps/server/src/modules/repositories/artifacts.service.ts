@@ -16,10 +16,11 @@ import {
   deleteArtifactsAt,
   findArtifact,
   findArtifactForRead,
+  findArtifacts,
   findByChecksum,
   folderExists,
   listArtifactsBelow,
-  pathConflict,
+  pathConflicts,
   setArtifactProperties,
   upsertArtifact,
 } from './artifacts.queries.ts';
@@ -159,15 +160,8 @@ export async function deployArtifact(
     )
       await refuseReplacing();
   }
-  if (!existing) {
-    // A file at the path already answers both: no folder is there, and no file above it.
-    const parents: string[] = [];
-    for (let p = path.parent(); p && !p.isRoot; p = p.parent()) parents.push(p.path);
-    const conflict = await pathConflict(ctx.db, repo.id, path.path, parents);
-    if (conflict.folder) throw new ConflictError(`'${path.path}' is a folder in repository '${repo.key}'`);
-    if (conflict.fileAbove)
-      throw new ConflictError(`'${conflict.fileAbove}' is a file in repository '${repo.key}'`);
-  }
+  // A file at the path already answers both: no folder is there, and no file above it.
+  if (!existing) await refuseConflicts(ctx, repo, [path.path]);
 
   let blob: { sha256: string; sha1: string; md5: string; size: number };
   if (input.stored) {
@@ -255,6 +249,120 @@ export async function deployArtifact(
     return { row, changed: true };
   });
   return { repo, artifact: outcome.row, created: !existing && outcome.changed };
+}
+
+/** A new file cannot go where a folder is or below a file (409, naming which). */
+async function refuseConflicts(ctx: RepositoriesContext, repo: RepoConfig, paths: string[]): Promise<void> {
+  const conflicts = await pathConflicts(ctx.db, repo.id, paths);
+  for (const path of paths) {
+    const conflict = conflicts.get(path)!;
+    if (conflict.folder) throw new ConflictError(`'${path}' is a folder in repository '${repo.key}'`);
+    if (conflict.fileAbove)
+      throw new ConflictError(`'${conflict.fileAbove}' is a file in repository '${repo.key}'`);
+  }
+}
+
+export interface LinkInput {
+  path: RepoPath;
+  /** the content: a stored file's blob (no bytes read) */
+  stored: { sha256: string; sha1: string; md5: string; size: number };
+  properties: Properties;
+  /** package metadata the format parsed (null: none); undefined: the format extracts it */
+  metadata?: PackageMetadata | null;
+}
+
+/**
+ * Stores several files whose bytes are already in the blob store (an OCI tag's manifest and layers,
+ * copies of stored files), all in one repository and one transaction: the checks of `deployArtifact`
+ * for each path, one commit and one batch of events for all (a tag pushed cost a transaction per
+ * file, issue 12 §14). A path that already holds the same content and properties stays as it is;
+ * replacing other content needs delete permission.
+ */
+export async function linkArtifacts(
+  ctx: RepositoriesContext,
+  principal: Principal | null,
+  repoKey: string,
+  items: LinkInput[],
+): Promise<{ repo: RepoConfig; artifacts: ArtifactRow[] }> {
+  const target = await resolveTarget(ctx, repoKey, principal);
+  const repo = await deployTarget(ctx, target);
+  for (const { path } of items) {
+    if (path.isRoot || path.folderHint) throw new InvalidError('A file path is required to deploy');
+    for (const r of target.repo === repo ? [repo] : [target.repo, repo])
+      if (!admitsPath(r, path.path, ctx.formats))
+        throw new ForbiddenError(
+          `'${path.path}' is not accepted by repository '${r.key}' (include/exclude patterns)`,
+        );
+    await authorize(ctx, principal, 'write', repo, path.path);
+  }
+  const existing = new Map(
+    (
+      await findArtifacts(
+        ctx.db,
+        repo.id,
+        items.map((i) => i.path.path),
+      )
+    ).map((r) => [r.path, r]),
+  );
+  const changed: LinkInput[] = [];
+  for (const item of items) {
+    const row = existing.get(item.path.path);
+    if (
+      row &&
+      row.sha256 === item.stored.sha256 &&
+      sameProperties(row.properties as Properties, item.properties)
+    )
+      continue;
+    if (row) await authorize(ctx, principal, 'delete', repo, item.path.path);
+    if (!(await ctx.blobs.stat(item.stored.sha256)))
+      throw new NotFoundError('The stored content is gone: deploy the bytes instead');
+    changed.push(item);
+  }
+  await refuseConflicts(
+    ctx,
+    repo,
+    changed.filter((i) => !existing.has(i.path.path)).map((i) => i.path.path),
+  );
+  const metas = new Map<string, PackageMetadata | null>();
+  for (const item of changed)
+    metas.set(
+      item.path.path,
+      item.metadata !== undefined ? item.metadata : await extractFor(ctx, repo, item.path.path, item.stored),
+    );
+  const by = actorName(principal);
+  const stored = new Map<string, ArtifactRow>();
+  if (changed.length > 0)
+    await changeArtifacts(ctx.db, async (tx) => {
+      const replaced = changed.filter((i) => existing.has(i.path.path)).map((i) => i.path.path);
+      if (replaced.length > 0) await unindexPaths(tx, repo.id, replaced);
+      for (const { path, stored: blob, properties } of changed) {
+        await indexStored(tx, repo, path.path, blob, metas.get(path.path) ?? null);
+        const row = await upsertArtifact(tx, {
+          repositoryId: repo.id,
+          path: path.path,
+          size: blob.size,
+          sha256: blob.sha256,
+          sha1: blob.sha1,
+          md5: blob.md5,
+          mimeType: mimeTypeOf(path.name),
+          properties,
+          createdBy: by,
+          modifiedBy: by,
+        });
+        stored.set(path.path, row);
+      }
+      await publish(
+        tx,
+        ...changed.map(({ path, stored: blob }) => ({
+          type: 'artifact.deployed',
+          payload: { repo: repo.key, path: path.path, size: blob.size, sha256: blob.sha256, by },
+        })),
+      );
+    });
+  return {
+    repo,
+    artifacts: items.map((i) => stored.get(i.path.path) ?? existing.get(i.path.path)!),
+  };
 }
 
 /** The client announced checksums (or a length) that the stored file `row` does not have. */

@@ -25,6 +25,7 @@ import {
   changeProperties,
   deleteArtifacts,
   deployArtifact,
+  linkArtifacts,
   resolveForRead,
   resolveTarget,
 } from './artifacts.service.ts';
@@ -230,6 +231,25 @@ export function createFormatContext(
       };
       spooledBlobs.set(spooled, info);
       return spooled;
+    },
+    async link(files) {
+      if (files.length === 0) return [];
+      const { artifacts } = await linkArtifacts(
+        ctx,
+        principal,
+        repo.key,
+        files.map((f) => {
+          const row = rows.get(f.sameAs);
+          if (!row) throw new Error('link(): not a file this context handed out');
+          return {
+            path: parse(f.path),
+            stored: { sha256: row.sha256, sha1: row.sha1, md5: row.md5, size: row.size },
+            properties: f.properties ?? {},
+            metadata: f.metadata,
+          };
+        }),
+      );
+      return artifacts.map((a) => toFormatFile(ctx, a));
     },
     async respool(path, sha256) {
       if (!/^[0-9a-f]{64}$/.test(sha256) || !(await ctx.blobs.stat(sha256))) {
