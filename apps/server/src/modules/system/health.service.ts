@@ -3,6 +3,8 @@ import { type Db, pingDatabase } from '../../platform/db/index.ts';
 
 /** A readiness check waits at most this long for the database, whatever GRANARY_DATABASE_TIMEOUT_MS says. */
 const READINESS_TIMEOUT_MS = 3000;
+/** How long a database check's answer is reused. */
+const FRESH_MS = 1000;
 
 export interface DatabaseCheck {
   healthy: boolean;
@@ -17,6 +19,7 @@ export interface DatabaseCheck {
  */
 export class HealthChecks {
   private pending: Promise<DatabaseCheck> | undefined;
+  private last: { at: number; check: DatabaseCheck } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -25,9 +28,18 @@ export class HealthChecks {
   ) {}
 
   database(): Promise<DatabaseCheck> {
-    this.pending ??= this.checkDatabase().finally(() => {
-      this.pending = undefined;
-    });
+    // A load balancer probing every node many times a second costs one query a second: a healthy
+    // answer younger than FRESH_MS is given again (an unhealthy one is checked anew each time).
+    if (this.last?.check.healthy && Date.now() - this.last.at < FRESH_MS)
+      return Promise.resolve(this.last.check);
+    this.pending ??= this.checkDatabase()
+      .then((check) => {
+        this.last = { at: Date.now(), check };
+        return check;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
     return this.pending;
   }
 
