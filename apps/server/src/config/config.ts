@@ -109,7 +109,7 @@ export const configSchema = z.object({
    */
   minUploadRateBytesPerSec: integer(0, 2 ** 40).default(1024),
   minUploadRateWindowSecs: integer(1, 3600).default(60),
-  maxUploadsPerAddress: integer(0, 1_000_000).default(16),
+  maxUploadsPerAddress: integer(0, 1_000_000).default(64),
   /** The blob scrub (re-hashes every stored blob to find damage): how often a pass starts, and its read rate. */
   scrubIntervalSecs: integer(60, 365 * 24 * 3600).default(7 * 24 * 3600),
   scrubRateBytesPerSec: integer(1024, 2 ** 40).default(32 * 1024 * 1024),
