@@ -70,7 +70,10 @@ describe('platform/jobs', () => {
         name: 'test.scrub',
         scope: 'cluster',
         intervalMs: 3_600_000,
-        run: () => new Promise((resolve) => (release = () => resolve({ checked: 3 }))),
+        run: () =>
+          new Promise((resolve) => {
+            release = () => resolve({ checked: 3 });
+          }),
       });
     await a.start();
     await b.start();
@@ -81,7 +84,12 @@ describe('platform/jobs', () => {
     release();
     expect(await first).toEqual({ checked: 3 });
     const [seenByB] = await b.status();
-    expect(seenByB).toMatchObject({ running: false, runs: 1, lastNode: 'node-a', lastResult: { checked: 3 } });
+    expect(seenByB).toMatchObject({
+      running: false,
+      runs: 1,
+      lastNode: 'node-a',
+      lastResult: { checked: 3 },
+    });
     expect(new Date(seenByB!.nextRunAt!).getTime()).toBeGreaterThan(Date.now() + 3_000_000);
     await expect(a.runNow('nope')).rejects.toBeInstanceOf(UnknownJobError);
   });
@@ -100,17 +108,33 @@ describe('platform/jobs', () => {
     });
     await jobs.start();
     await expect(jobs.runNow('test.flaky')).rejects.toThrow('disk on fire');
-    expect((await jobs.status())[0]).toMatchObject({ failures: 1, lastError: 'disk on fire', running: false });
+    expect((await jobs.status())[0]).toMatchObject({
+      failures: 1,
+      lastError: 'disk on fire',
+      running: false,
+    });
     fail = false;
     expect(await jobs.runNow('test.flaky')).toBe('ok');
-    expect((await jobs.status())[0]).toMatchObject({ failures: 0, lastError: null, runs: 2, lastResult: 'ok' });
+    expect((await jobs.status())[0]).toMatchObject({
+      failures: 0,
+      lastError: null,
+      runs: 2,
+      lastResult: 'ok',
+    });
   });
 
   it('a node job runs on its interval on every node; stop() aborts a running job and waits for it', async () => {
     let beats = 0;
     let aborted = false;
     const jobs = node('node-a');
-    jobs.recurring({ name: 'test.beat', scope: 'node', intervalMs: 50, run: async () => void (beats += 1) });
+    jobs.recurring({
+      name: 'test.beat',
+      scope: 'node',
+      intervalMs: 50,
+      run: async () => {
+        beats += 1;
+      },
+    });
     jobs.recurring({
       name: 'test.long',
       scope: 'node',
@@ -132,9 +156,9 @@ describe('platform/jobs', () => {
     const after = beats;
     await new Promise((r) => setTimeout(r, 200));
     expect(beats).toBe(after);
-    expect(() => jobs.recurring({ name: 'test.beat', scope: 'node', intervalMs: 1, run: async () => {} })).toThrow(
-      /duplicate/,
-    );
+    expect(() =>
+      jobs.recurring({ name: 'test.beat', scope: 'node', intervalMs: 1, run: async () => {} }),
+    ).toThrow(/duplicate/);
   });
 });
 
@@ -158,7 +182,11 @@ describe('GET /api/system/jobs, POST /api/system/jobs/{name}/run', () => {
   });
 
   it('runs a job now and answers 404 for an unknown job', async () => {
-    const run = await t.app.inject({ method: 'POST', url: '/api/system/jobs/system.node-heartbeat/run', headers: admin });
+    const run = await t.app.inject({
+      method: 'POST',
+      url: '/api/system/jobs/system.node-heartbeat/run',
+      headers: admin,
+    });
     expect(run.statusCode).toBe(200);
     expect(run.json()).toMatchObject({ name: 'system.node-heartbeat' });
     const status = (await t.app.inject({ method: 'GET', url: '/api/system/jobs', headers: admin })).json();
@@ -166,7 +194,11 @@ describe('GET /api/system/jobs, POST /api/system/jobs/{name}/run', () => {
       runs: 1,
       failures: 0,
     });
-    const missing = await t.app.inject({ method: 'POST', url: '/api/system/jobs/no.such/run', headers: admin });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/api/system/jobs/no.such/run',
+      headers: admin,
+    });
     expect(missing.statusCode).toBe(404);
   });
 });
