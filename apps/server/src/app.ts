@@ -20,32 +20,18 @@ import { registerSearch } from './modules/search/index.ts';
 import { registerSystem } from './modules/system/index.ts';
 import { readNodeId } from './modules/system/nodes.service.ts';
 import { readVersion } from './modules/system/version.ts';
-import { BlobCache, type BlobStore, createBlobStore } from './platform/blobs/index.ts';
+import { BlobCache, createBlobStore } from './platform/blobs/index.ts';
 import { type Database, openDatabase } from './platform/db/index.ts';
 import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerRequestLog } from './platform/http/request-log.ts';
 import { registerSecurityHeaders } from './platform/http/security-headers.ts';
-import { UploadGuard } from './platform/http/upload-guard.ts';
-import { Jobs } from './platform/jobs/index.ts';
-import { createLogging, type Logging } from './platform/logger/index.ts';
-import { createOutboundClient, type OutboundClient } from './platform/outbound/index.ts';
-
-/** What every module reaches through `app.granary`. */
-export interface Platform {
-  config: Config;
-  database: Database;
-  blobs: BlobStore;
-  /** The most-read small blobs in memory (GRANARY_BLOB_CACHE_BYTES). */
-  blobCache: BlobCache;
-  outbound: OutboundClient;
-  logging: Logging;
-  /** Background work: the one place that runs recurring jobs. */
-  jobs: Jobs;
-  /** Slow-client limits of every upload route (issue 12 §15): minimum rate, uploads per address. */
-  uploads: UploadGuard;
-}
+import { UPLOAD_WATCHDOG_JOB, UploadGuard } from './platform/http/upload-guard.ts';
+import { Jobs, registerHousekeeping } from './platform/jobs/index.ts';
+import { createLogging } from './platform/logger/index.ts';
+import { createOutboundClient } from './platform/outbound/index.ts';
+import type { Platform } from './platform/platform.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,7 +44,10 @@ export interface AppDeps {
   database?: Database;
   /** Where the first admin's generated password is printed (default stdout). */
   print?: (line: string) => void;
-  /** The clock token expiry and the credential cache read (epoch ms); tests move it instead of sleeping. */
+  /**
+   * The clock (epoch ms) expiries and time-limited caches read (token expiry, the credential cache, the
+   * package index's repository list, OCI upload sessions): tests move it instead of sleeping.
+   */
   now?: () => number;
 }
 
@@ -122,7 +111,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     }).withTypeProvider<ZodTypeProvider>();
     const blobCache = new BlobCache(blobs, config.blobCacheBytes);
-    const jobs = new Jobs(database.db, readNodeId(config.home), logging.server.child({ component: 'jobs' }));
+    const jobs = new Jobs(database.db, readNodeId(config.home), logging.server.child({ component: 'jobs' }), {
+      channel: database.channel,
+    });
     const uploads = new UploadGuard(
       {
         minBytesPerSec: config.minUploadRateBytesPerSec,
@@ -131,7 +122,25 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       },
       logging.server.child({ component: 'uploads' }),
     );
-    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging, jobs, uploads });
+    // The platform's own background work: pruning the job queue and the outbox, the slow-upload
+    // watchdog, and re-opening a lost LISTEN connection (PostgreSQL) with its back-off.
+    registerHousekeeping(jobs, database.db);
+    if (config.minUploadRateBytesPerSec > 0)
+      jobs.recurring({
+        name: UPLOAD_WATCHDOG_JOB,
+        scope: 'node',
+        intervalMs: uploads.tickMs,
+        run: async () => uploads.tick(),
+      });
+    if (database.kind === 'postgres')
+      jobs.recurring({
+        name: 'db.listen-reconnect',
+        scope: 'node',
+        intervalMs: 250,
+        run: () => database.channel.reconnect(),
+      });
+    const now = deps.now ?? Date.now;
+    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging, jobs, uploads, now });
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });
@@ -169,7 +178,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
     const access = registerAccessAuthentication(app, database.db, logging.security, config.baseUrl, {
       channel: database.channel,
-      now: deps.now,
+      now,
     });
     registerAccessControl(app);
     registerRequestLog(app, logging.request);

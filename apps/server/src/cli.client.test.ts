@@ -50,7 +50,8 @@ describe('issue 12 §3: `npm run granary -- unlock <name>` gets a locked-out adm
       /Granary warning: GRANARY_BASE_URL http:\/\/repo\.example\.com is plain HTTP/,
     );
     const password = /generated password (\S+)/.exec(first.out())?.[1];
-    expect(password).toBeDefined();
+    // 18 random bytes, base64url
+    expect(password).toMatch(/^[\w-]{24}$/);
 
     const login = (p: number, pw: string, ip: string) =>
       fetch(`http://127.0.0.1:${p}/ui/api/v1/ui/auth/login`, {

@@ -6,6 +6,7 @@ import {
   GRAPHQL_DEFAULT_PAGE_SIZE,
   HIDDEN_REPOSITORY_TYPES,
   IDLE_TIMEOUT_MS,
+  isMavenLike,
   MICROFRONTEND_MOUNT_MAX_MS,
   NOTIFICATION_DURATIONS_MS,
   PACKAGE_SEARCH_MIN_CHARS,
@@ -59,5 +60,12 @@ describe('error envelope', () => {
       errorEnvelopeSchema.safeParse({ errors: [{ status: 404, code: 'NOT_FOUND', message: 'x' }] }).success,
     ).toBe(true);
     expect(errorEnvelopeSchema.safeParse({ errors: [] }).success).toBe(false);
+  });
+});
+
+describe('package types', () => {
+  it('issue 13 §3: the Maven-like package types (release/snapshot policies) are named once for server and console', () => {
+    for (const type of ['maven', 'gradle', 'ivy', 'sbt']) expect(isMavenLike(type), type).toBe(true);
+    for (const type of ['npm', 'docker', 'generic', 'Maven']) expect(isMavenLike(type), type).toBe(false);
   });
 });

@@ -90,6 +90,18 @@ export const WEBHOOK_LAYOUT_GUTTER = 25;
 export const INTEGRATION_CARD_SIZE_PX = { width: 204, height: 218 } as const;
 
 // spec 001 §9: package types
+/**
+ * Package types laid out like Maven: their repositories take the release/snapshot policy settings
+ * (handleReleases, handleSnapshots, allowReleaseRedeploy), which the server validates and the console's
+ * repository form shows.
+ */
+export const MAVEN_LIKE_PACKAGE_TYPES = ['maven', 'gradle', 'ivy', 'sbt'] as const;
+
+/** A package type of `MAVEN_LIKE_PACKAGE_TYPES` (ids as stored on repositories). */
+export function isMavenLike(packageType: string): boolean {
+  return (MAVEN_LIKE_PACKAGE_TYPES as readonly string[]).includes(packageType);
+}
+
 export const SPECIAL_PACKAGE_TYPES = ['maven', 'ivy', 'gradle', 'docker', 'conan'] as const;
 export const PACKAGE_TYPE_ALIASES: Readonly<Record<string, string>> = {
   golang: 'go',

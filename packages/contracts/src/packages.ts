@@ -71,48 +71,6 @@ export function parsePackageId(id: string): { packageType: string; name: string 
 export const PACKAGE_SORT_FIELDS = ['name', 'created', 'modified', 'downloads', 'versionsCount'] as const;
 export const VERSION_SORT_FIELDS = ['name', 'created', 'modified', 'downloads', 'size'] as const;
 
-// ---------- install commands (spec 001 §3) ----------
-
-/** spec 001 §3: install command templates, each with and without a version (`{name}`, `{version}`). */
-export const INSTALL_COMMAND_TEMPLATES = {
-  alpine: { latest: 'apk add {name}', version: 'apk add {name}={version}' },
-  cargo: { latest: 'cargo add {name}', version: 'cargo add {name}@{version}' },
-  chef: { latest: 'knife supermarket install {name}', version: 'knife supermarket install {name} {version}' },
-  deb: { latest: 'apt-get install {name}', version: 'apt-get install {name}={version}' },
-  rubygems: { latest: 'gem install {name}', version: 'gem install {name} -v {version}' },
-  npm: { latest: 'npm install {name}', version: 'npm install {name}@{version}' },
-  nuget: { latest: 'nuget install {name}', version: 'nuget install {name} -Version {version}' },
-  opkg: { latest: 'opkg install {name}', version: 'opkg install {name}={version}' },
-  pypi: { latest: 'pip install {name}', version: 'pip install {name}=={version}' },
-  rpm: { latest: 'yum install {name}', version: 'yum install {name}-{version}' },
-  bower: { latest: 'bower install {name}', version: 'bower install {name}#{version}' },
-  docker: { latest: 'docker pull {name}', version: 'docker pull {name}:{version}' },
-  go: { latest: 'go get {name}', version: 'go get {name}@{version}' },
-  puppet: {
-    latest: 'puppet module install {name}',
-    version: 'puppet module install {name} --version {version}',
-  },
-} as const;
-export type InstallCommandKind = keyof typeof INSTALL_COMMAND_TEMPLATES;
-
-/** Package type ids whose template has another name. */
-const INSTALL_TEMPLATE_OF_TYPE: Record<string, InstallCommandKind> = {
-  debian: 'deb',
-  gems: 'rubygems',
-  alpine: 'alpine',
-  golang: 'go',
-};
-
-/** The install command of a package (with its version when given), or null for types without a template. */
-export function installCommand(packageType: string, name: string, version?: string | null): string | null {
-  const type = canonicalPackageType(packageType);
-  const kind = (INSTALL_TEMPLATE_OF_TYPE[type] ?? type) as InstallCommandKind;
-  const template = INSTALL_COMMAND_TEMPLATES[kind];
-  if (!template) return null;
-  const text = version ? template.version : template.latest;
-  return text.replaceAll('{name}', name).replaceAll('{version}', version ?? '');
-}
-
 // ---------- GraphQL answers (spec 001 §3) ----------
 
 export const pageInfoSchema = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
@@ -132,6 +90,8 @@ export const packageSchema = z.object({
   repos: z.array(z.object({ name: z.string(), type: z.string() })).optional(),
   vulnerabilities: vulnerabilitiesSchema.nullable(),
   operationalRisk: z.object({ riskLevel: z.string().nullable() }).nullable(),
+  /** spec 001 §3: the install command without a version, built by the package's format (null: none) */
+  installCommand: z.string().nullable().optional(),
 });
 export type PackageSummary = z.infer<typeof packageSchema>;
 

@@ -5,17 +5,17 @@ import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router
 import { ToolbarSearch } from '../features/search/components/ToolbarSearch.tsx';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
+import { pageTitle } from '../shared/session/shellContext.ts';
+import { useIdleSessionCheck } from './guards.tsx';
+import { InitialPasswordNotice } from './InitialPasswordNotice.tsx';
+import { ShellLogo } from './ShellLogo.tsx';
 import {
   documentationUrl,
-  pageTitle,
   type SidebarName,
   sidebarItems,
   sidebarNames,
   userMenuItems,
-} from '../shared/session/shellRules.ts';
-import { useIdleSessionCheck } from './guards.tsx';
-import { InitialPasswordNotice } from './InitialPasswordNotice.tsx';
-import { ShellLogo } from './ShellLogo.tsx';
+} from './shellRules.ts';
 
 const SIDEBAR_TITLES: Record<SidebarName, string> = {
   application: 'Application',

@@ -1,6 +1,6 @@
 import { GranaryLogo } from '../shared/components/GranaryLogo.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
-import { chooseLogo, type DefaultLogo } from '../shared/session/shellRules.ts';
+import { chooseLogo, type DefaultLogo } from './shellRules.ts';
 
 /** spec 000 §4 logo choice: each licence family has its own default mark and name. */
 const DEFAULT_LOGOS: Record<DefaultLogo, { name: string; colour: string }> = {

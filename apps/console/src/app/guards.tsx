@@ -8,12 +8,7 @@ import { savePathAfterLogin } from '../shared/session/pathAfterLogin.ts';
 import { currentUserQueryKey } from '../shared/session/queries.ts';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
-import {
-  defaultPath,
-  hiddenMenuItemFor,
-  homePath,
-  jenkinsRedirectPath,
-} from '../shared/session/shellRules.ts';
+import { defaultPath, hiddenMenuItemFor, homePath, jenkinsRedirectPath } from './shellRules.ts';
 
 function useNotAuthorized(when: boolean) {
   const { notification } = App.useApp();

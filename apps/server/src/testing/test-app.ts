@@ -112,7 +112,7 @@ export async function createTestApp(
     print?: (line: string) => void;
     /** A database to use (closed with the app), e.g. one of `createTestDatabasePair()`. */
     database?: Database;
-    /** The access clock (token expiry, credential cache): tests move it instead of sleeping. */
+    /** The app's clock (`AppDeps.now`: expiries, time-limited caches): tests move it instead of sleeping. */
     now?: () => number;
   } = {},
 ): Promise<TestApp> {

@@ -1,35 +1,19 @@
-import { lazy } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
-import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
+import { page } from '../../shared/routing/page.tsx';
 
-const UsersPage = lazy(() => import('./pages/UsersPage.tsx').then((m) => ({ default: m.UsersPage })));
-const UserFormPage = lazy(() =>
-  import('./pages/UserFormPage.tsx').then((m) => ({ default: m.UserFormPage })),
-);
-const GroupsPage = lazy(() => import('./pages/GroupsPage.tsx').then((m) => ({ default: m.GroupsPage })));
-const GroupFormPage = lazy(() =>
-  import('./pages/GroupFormPage.tsx').then((m) => ({ default: m.GroupFormPage })),
-);
-const PermissionsPage = lazy(() =>
-  import('./pages/PermissionsPage.tsx').then((m) => ({ default: m.PermissionsPage })),
-);
-const PermissionFormPage = lazy(() =>
-  import('./pages/PermissionFormPage.tsx').then((m) => ({ default: m.PermissionFormPage })),
-);
-const ProjectsPage = lazy(() =>
-  import('./pages/ProjectsPage.tsx').then((m) => ({ default: m.ProjectsPage })),
-);
-
-const page = (path: string, element: React.ReactNode): RouteObject => ({
-  path,
-  element,
-  errorElement: <RouteErrorBoundary />,
-});
+const UsersPage = lazyPage(() => import('./pages/UsersPage.tsx'), 'UsersPage');
+const UserFormPage = lazyPage(() => import('./pages/UserFormPage.tsx'), 'UserFormPage');
+const GroupsPage = lazyPage(() => import('./pages/GroupsPage.tsx'), 'GroupsPage');
+const GroupFormPage = lazyPage(() => import('./pages/GroupFormPage.tsx'), 'GroupFormPage');
+const PermissionsPage = lazyPage(() => import('./pages/PermissionsPage.tsx'), 'PermissionsPage');
+const PermissionFormPage = lazyPage(() => import('./pages/PermissionFormPage.tsx'), 'PermissionFormPage');
+const ProjectsPage = lazyPage(() => import('./pages/ProjectsPage.tsx'), 'ProjectsPage');
 
 /**
  * spec 000 §2 admin area: /admin redirects to /admin/management/users; admin.management with users, groups
  * (list, edit, new) and permissions (list, create, edit); the reserved projects path /admin/projects/list.
- * Mounted behind the sign-in and admin guards.
+ * Mounted behind the sign-in and admin guards. The pages title themselves (AdminPage).
  */
 export const adminManagementRoutes: RouteObject[] = [
   { path: 'admin', element: <Navigate to="/admin/management/users" replace /> },

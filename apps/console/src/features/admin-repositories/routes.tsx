@@ -1,22 +1,10 @@
-import { lazy } from 'react';
 import type { RouteObject } from 'react-router';
-import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
+import { page } from '../../shared/routing/page.tsx';
 
-const RepositoriesPage = lazy(() =>
-  import('./pages/RepositoriesPage.tsx').then((m) => ({ default: m.RepositoriesPage })),
-);
-const NewRepositoryPage = lazy(() =>
-  import('./pages/NewRepositoryPage.tsx').then((m) => ({ default: m.NewRepositoryPage })),
-);
-const RepositoryFormPage = lazy(() =>
-  import('./pages/RepositoryFormPage.tsx').then((m) => ({ default: m.RepositoryFormPage })),
-);
-
-const page = (path: string, element: React.ReactNode): RouteObject => ({
-  path,
-  element,
-  errorElement: <RouteErrorBoundary />,
-});
+const RepositoriesPage = lazyPage(() => import('./pages/RepositoriesPage.tsx'), 'RepositoriesPage');
+const NewRepositoryPage = lazyPage(() => import('./pages/NewRepositoryPage.tsx'), 'NewRepositoryPage');
+const RepositoryFormPage = lazyPage(() => import('./pages/RepositoryFormPage.tsx'), 'RepositoryFormPage');
 
 /**
  * spec 000 §2 admin.repositories (list, new, edit) and the user menu's targets

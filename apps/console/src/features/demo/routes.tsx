@@ -1,7 +1,6 @@
 import { Navigate, type RouteObject } from 'react-router';
-import { RequireFeature } from '../../app/guards.tsx';
 import { lazyPage } from '../../shared/components/microfrontend.ts';
-import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+import { page } from '../../shared/routing/page.tsx';
 
 const demo = () => import('./pages/DemoPage.tsx');
 const DemoPage = lazyPage(demo, 'DemoPage');
@@ -12,30 +11,17 @@ const MultiMfeContainerPage = lazyPage(
   'MultiMfeContainerPage',
 );
 
-const page = (path: string, element: React.ReactNode, title: string): RouteObject => ({
-  path,
-  element,
-  errorElement: <RouteErrorBoundary />,
-  handle: { title },
-});
+/** spec 000 §2 /template. The app mounts it behind the template feature flag (RequireFeature). */
+export const templateRoutes: RouteObject[] = [page('template', <TemplatePage />, 'Template')];
 
 /**
- * spec 000 §2 /template (behind the template feature) and /demo (behind the demo feature): /demo redirects
- * to tree.demo; children tree, typescript (redirects to its child greeting) and multi-mfe-mounting-container.
+ * spec 000 §2 /demo: redirects to tree.demo; children tree, typescript (redirects to its child greeting) and
+ * multi-mfe-mounting-container. The app mounts it behind the demo feature flag (RequireFeature).
  */
 export const demoRoutes: RouteObject[] = [
-  {
-    element: <RequireFeature flag="template" />,
-    children: [page('template', <TemplatePage />, 'Template')],
-  },
-  {
-    element: <RequireFeature flag="demo" />,
-    children: [
-      { path: 'demo', element: <Navigate to="/demo/tree" replace /> },
-      page('demo/tree', <DemoPage />, 'Demo'),
-      { path: 'demo/typescript', element: <Navigate to="/demo/typescript/greeting" replace /> },
-      page('demo/typescript/greeting', <GreetingPage />, 'TypeScript demo'),
-      page('demo/multi-mfe-mounting-container', <MultiMfeContainerPage />, 'Multiple screens'),
-    ],
-  },
+  { path: 'demo', element: <Navigate to="/demo/tree" replace /> },
+  page('demo/tree', <DemoPage />, 'Demo'),
+  { path: 'demo/typescript', element: <Navigate to="/demo/typescript/greeting" replace /> },
+  page('demo/typescript/greeting', <GreetingPage />, 'TypeScript demo'),
+  page('demo/multi-mfe-mounting-container', <MultiMfeContainerPage />, 'Multiple screens'),
 ];

@@ -1,18 +1,11 @@
 import type { RouteObject } from 'react-router';
 import { lazyPage } from '../../shared/components/microfrontend.ts';
-import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+import { page } from '../../shared/routing/page.tsx';
 
 const NotFoundPage = lazyPage(() => import('./pages/NotFoundPage.tsx'), 'NotFoundPage');
 const NotAcceptablePage = lazyPage(() => import('./pages/ErrorPages.tsx'), 'NotAcceptablePage');
 const ServerErrorPage = lazyPage(() => import('./pages/ErrorPages.tsx'), 'ServerErrorPage');
 const AuthorizationPage = lazyPage(() => import('./pages/ErrorPages.tsx'), 'AuthorizationPage');
-
-const page = (path: string, element: React.ReactNode, title?: string): RouteObject => ({
-  path,
-  element,
-  errorElement: <RouteErrorBoundary />,
-  ...(title ? { handle: { title } } : {}),
-});
 
 /** spec 000 §2: /404, /406/{requestId}, /500 (to / when entered directly), /authorization. */
 export const errorRoutes: RouteObject[] = [

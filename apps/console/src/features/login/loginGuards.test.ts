@@ -1,5 +1,6 @@
+import type { LoginConfig } from '@granary/contracts';
 import { describe, expect, it } from 'vitest';
-import { autoRedirectTarget, type LoginConfig, samlLogoutTarget } from './queries.ts';
+import { autoRedirectTarget, samlLogoutTarget } from './loginGuards.ts';
 
 const config = (over: Partial<LoginConfig> = {}): LoginConfig => ({
   ssoLoginUrl: 'https://idp.example/sso',

@@ -1,38 +1,24 @@
-import { lazy } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
 import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
 import { LoginLayout } from './components/LoginLayout.tsx';
 
-const LoginPage = lazy(() => import('./pages/LoginPage.tsx').then((m) => ({ default: m.LoginPage })));
-const OtpLoginPage = lazy(() =>
-  import('./pages/OtpLoginPage.tsx').then((m) => ({ default: m.OtpLoginPage })),
+const LoginPage = lazyPage(() => import('./pages/LoginPage.tsx'), 'LoginPage');
+const OtpLoginPage = lazyPage(() => import('./pages/OtpLoginPage.tsx'), 'OtpLoginPage');
+const MfaEnrollPage = lazyPage(() => import('./pages/MfaEnrollPage.tsx'), 'MfaEnrollPage');
+const ForgotPasswordPage = lazyPage(() => import('./pages/ForgotPasswordPage.tsx'), 'ForgotPasswordPage');
+const ResetPasswordPage = lazyPage(() => import('./pages/ResetPasswordPage.tsx'), 'ResetPasswordPage');
+const ChangePasswordPage = lazyPage(() => import('./pages/ChangePasswordPage.tsx'), 'ChangePasswordPage');
+const InvitationPage = lazyPage(() => import('./pages/InvitationPage.tsx'), 'InvitationPage');
+const RegistrationPage = lazyPage(() => import('./pages/RegistrationPage.tsx'), 'RegistrationPage');
+const CliRegistrationPage = lazyPage(() => import('./pages/CliRegistrationPage.tsx'), 'CliRegistrationPage');
+const SsoNotConfiguredPage = lazyPage(
+  () => import('./pages/SsoNotConfiguredPage.tsx'),
+  'SsoNotConfiguredPage',
 );
-const MfaEnrollPage = lazy(() =>
-  import('./pages/MfaEnrollPage.tsx').then((m) => ({ default: m.MfaEnrollPage })),
-);
-const ForgotPasswordPage = lazy(() =>
-  import('./pages/ForgotPasswordPage.tsx').then((m) => ({ default: m.ForgotPasswordPage })),
-);
-const ResetPasswordPage = lazy(() =>
-  import('./pages/ResetPasswordPage.tsx').then((m) => ({ default: m.ResetPasswordPage })),
-);
-const ChangePasswordPage = lazy(() =>
-  import('./pages/ChangePasswordPage.tsx').then((m) => ({ default: m.ChangePasswordPage })),
-);
-const InvitationPage = lazy(() =>
-  import('./pages/InvitationPage.tsx').then((m) => ({ default: m.InvitationPage })),
-);
-const RegistrationPage = lazy(() =>
-  import('./pages/RegistrationPage.tsx').then((m) => ({ default: m.RegistrationPage })),
-);
-const CliRegistrationPage = lazy(() =>
-  import('./pages/CliRegistrationPage.tsx').then((m) => ({ default: m.CliRegistrationPage })),
-);
-const SsoNotConfiguredPage = lazy(() =>
-  import('./pages/SsoNotConfiguredPage.tsx').then((m) => ({ default: m.SsoNotConfiguredPage })),
-);
-const AccountPortalRedirectPage = lazy(() =>
-  import('./pages/AccountPortalRedirectPage.tsx').then((m) => ({ default: m.AccountPortalRedirectPage })),
+const AccountPortalRedirectPage = lazyPage(
+  () => import('./pages/AccountPortalRedirectPage.tsx'),
+  'AccountPortalRedirectPage',
 );
 
 /** spec 000 §2: /logout redirects to login with a logout flag. */

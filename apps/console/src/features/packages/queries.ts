@@ -110,7 +110,7 @@ export const packageQueryOptions = (packageId: string) =>
     queryFn: ({ signal }) =>
       graph(
         'package',
-        `query Package($packageId: String!) { package(packageId: $packageId) { ${PACKAGE_FIELDS} } }`,
+        `query Package($packageId: String!) { package(packageId: $packageId) { ${PACKAGE_FIELDS} installCommand } }`,
         { packageId },
         z.object({ package: packageSchema.nullable() }),
         signal,

@@ -1,15 +1,8 @@
 import type { RouteObject } from 'react-router';
 import { lazyPage } from '../../shared/components/microfrontend.ts';
-import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+import { page } from '../../shared/routing/page.tsx';
 
 const BundlesPage = lazyPage(() => import('./pages/BundlesPage.tsx'), 'BundlesPage');
-
-const page = (path: string, element: React.ReactNode, title: string): RouteObject => ({
-  path,
-  element,
-  errorElement: <RouteErrorBoundary />,
-  handle: { title },
-});
 
 /**
  * spec 000 §2, 001 §2: the distribution main route (the old bundles path) and the release bundles route, each

@@ -1,10 +1,8 @@
-import { lazy } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
-import { RouteErrorBoundary } from '../../shared/components/RouteErrorBoundary.tsx';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
+import { page } from '../../shared/routing/page.tsx';
 
-const TreeBrowserPage = lazy(() =>
-  import('./pages/TreeBrowserPage.tsx').then((m) => ({ default: m.TreeBrowserPage })),
-);
+const TreeBrowserPage = lazyPage(() => import('./pages/TreeBrowserPage.tsx'), 'TreeBrowserPage');
 
 /**
  * spec 000 §2: the artifact tree at repos/tree/General (the lightweight instance's home), deep-linked as
@@ -13,10 +11,5 @@ const TreeBrowserPage = lazy(() =>
 export const repositoriesRoutes: RouteObject[] = [
   { path: 'repos', element: <Navigate to="/repos/tree/General" replace /> },
   { path: 'repos/tree', element: <Navigate to="/repos/tree/General" replace /> },
-  {
-    path: 'repos/tree/General/*',
-    element: <TreeBrowserPage />,
-    errorElement: <RouteErrorBoundary />,
-    handle: { title: 'Artifacts' },
-  },
+  page('repos/tree/General/*', <TreeBrowserPage />, 'Artifacts'),
 ];

@@ -1,4 +1,4 @@
-import { canonicalPackageType } from '@granary/contracts';
+import { canonicalPackageType, PACKAGE_SEARCH_MIN_CHARS } from '@granary/contracts';
 
 /**
  * spec 001 §3 search filter and §5 search text syntax: `key:value` tokens, quoted values for spaces, unknown
@@ -155,7 +155,7 @@ export function parseSearchText(text: string): ParsedSearch {
 }
 
 /** spec 001 §5 / §9: a package search term needs at least 3 characters once `*` and `?` are removed. */
-export const PACKAGE_SEARCH_MIN_LENGTH = 3;
+export const PACKAGE_SEARCH_MIN_LENGTH = PACKAGE_SEARCH_MIN_CHARS;
 export function meetsPackageSearchMinimum(term: string): boolean {
   return term.replace(/[*?]/g, '').trim().length >= PACKAGE_SEARCH_MIN_LENGTH;
 }

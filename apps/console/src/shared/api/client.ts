@@ -1,10 +1,11 @@
+import { CSRF_HEADER } from '@granary/contracts';
 import type { z } from 'zod';
 import { ApiError, apiErrorFromResponse, ClientErrorCode } from './ApiError.ts';
 
 /** The console's own API; each spec call path is mounted here with its leading slash dropped (DESIGN.md). */
 export const CONSOLE_API_PREFIX = '/ui/api/v1/';
-/** The server refuses state-changing console calls without this header (a CSRF defence). */
-export const CSRF_HEADER = 'X-Granary-CSRF';
+/** The server refuses state-changing console calls without this header (a CSRF defence; named in contracts). */
+export { CSRF_HEADER };
 /** The public REST API (DESIGN.md URL map): the console uses it where the spec names no console call. */
 export const REST_API_PREFIX = '/api/';
 

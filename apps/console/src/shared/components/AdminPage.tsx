@@ -1,9 +1,10 @@
-import { Alert, Breadcrumb, Button, Flex, Skeleton, Typography } from 'antd';
+import { Breadcrumb, Button, Flex, Skeleton, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useSession } from '../session/SessionProvider.tsx';
-import { pageTitle } from '../session/shellRules.ts';
+import { pageTitle } from '../session/shellContext.ts';
 import '../styles/accessibleForms.css';
+import { ErrorAlert } from './ErrorAlert.tsx';
 
 export interface AdminPageProps {
   title: string;
@@ -51,11 +52,9 @@ export function QueryState({
 }) {
   if (error) {
     return (
-      <Alert
-        type="error"
-        showIcon
+      <ErrorAlert
         title={`Could not load ${what}`}
-        description={error.message}
+        error={error}
         action={
           <Button size="small" onClick={onRetry}>
             Retry

@@ -21,19 +21,20 @@ export function useMicrofrontendName(): string | null {
 /**
  * Each screen group renders behind one of these, so a group that fails (to load or to render) fails alone.
  * A group whose code cannot be fetched shows spec 000 §8's "Error: failed resolving microfrontend" /
- * "Microfrontend @… fetching failed!" with the ChunkLoadError or CSS_CHUNK_LOAD_FAILED code.
+ * "Microfrontend @… fetching failed!" with the ChunkLoadError or CSS_CHUNK_LOAD_FAILED code. Part of the login
+ * route, so it renders antd's Alert rather than ErrorAlert (see there).
  */
 export function RouteErrorBoundary() {
   const error = useRouteError();
   const group = useMicrofrontendName();
   const chunk = asChunkLoadError(error);
-  if (chunk) {
-    return (
-      <Alert
-        type="error"
-        showIcon
-        title="Error: failed resolving microfrontend"
-        description={
+  return (
+    <Alert
+      type="error"
+      showIcon
+      title={chunk ? 'Error: failed resolving microfrontend' : 'This page could not be shown'}
+      description={
+        chunk ? (
           <>
             <p
               style={{ margin: 0 }}
@@ -44,21 +45,10 @@ export function RouteErrorBoundary() {
                 : `${chunk.name}: ${chunk.message}`}
             </p>
           </>
-        }
-        action={
-          <Button size="small" onClick={() => window.location.reload()}>
-            Reload
-          </Button>
-        }
-      />
-    );
-  }
-  return (
-    <Alert
-      type="error"
-      showIcon
-      title="This page could not be shown"
-      description={describe(error)}
+        ) : (
+          describe(error)
+        )
+      }
       action={
         <Button size="small" onClick={() => window.location.reload()}>
           Reload

@@ -15,7 +15,7 @@ import { useQueries, useQuery } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
 import { projectsQueryOptions, readSelectedProject, storeSelectedProject } from './projects.ts';
 import { currentUserQueryOptions } from './queries.ts';
-import { DEFAULT_FLAVOUR, profileAttentionOf, type ShellContext, shellContext } from './shellRules.ts';
+import { DEFAULT_FLAVOUR, profileAttentionOf, type ShellContext, shellContext } from './shellContext.ts';
 import {
   entitlementsQueryOptions,
   featuresQueryOptions,

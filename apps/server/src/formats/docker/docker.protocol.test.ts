@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
+import { ADMIN_AUTH, describeFormatProtocolConformance } from '../../testing/format-protocol-conformance.ts';
 import { TEST_ADMIN_PASSWORD, type TestApp } from '../../testing/index.ts';
-import { ADMIN_AUTH, describeFormatProtocolConformance } from '../sdk/protocol-conformance.ts';
 import { dockerFormat } from './index.ts';
 import { testImage } from './oci-testing.ts';
 

@@ -131,8 +131,8 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       expect(res.statusCode).toBe(200);
       const body = res.json();
       expect(body.token).toBe(body.access_token);
-      expect(body.expires_in).toBeGreaterThan(0);
-      expect(body.expires_in).toBeLessThanOrEqual(3600);
+      // TOKEN_SECS: ten minutes
+      expect(body.expires_in).toBe(600);
       expect((await inject('GET', '/v2/', { auth: `Bearer ${body.token}` })).statusCode).toBe(200);
       // No credentials: the anonymous token, worth no more than no credentials at all.
       const anon = await inject('GET', '/v2/token', { auth: null });
@@ -270,7 +270,10 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
         image.mediaType,
       );
       expect(huge.statusCode).toBe(413);
-      expect(huge.json().errors[0].code).toBeDefined();
+      expect(huge.json().errors[0]).toMatchObject({
+        code: 'MANIFEST_INVALID',
+        message: `The manifest is larger than ${4 * 1024 * 1024} bytes`,
+      });
       const badDigest = await pushManifest(
         'docker-local/checks',
         digestOf('other'),
@@ -538,7 +541,7 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       expect(names).toContain('docker-local/pull/me');
       expect(names).toContain('docker-other/only/other');
       const reader = (await inject('GET', '/v2/_catalog', { auth: READER })).json().repositories as string[];
-      expect(reader.length).toBeGreaterThan(0);
+      expect(reader).toContain('docker-local/pull/me');
       expect(reader.every((n) => n.startsWith('docker-local/'))).toBe(true);
       const page = await inject('GET', '/v2/_catalog?n=1');
       expect(page.json().repositories).toHaveLength(1);
@@ -599,7 +602,13 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       const unknown = await inject('GET', '/v2/docker-local/x/nowhere');
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toEqual({
-        errors: [{ code: 'NAME_UNKNOWN', message: expect.any(String), detail: null }],
+        errors: [
+          {
+            code: 'NAME_UNKNOWN',
+            message: 'No registry endpoint at /v2/docker-local/x/nowhere',
+            detail: null,
+          },
+        ],
       });
       expect(errorCode(await inject('GET', '/v2/docker-local/UPPER/tags/list'))).toBe('NAME_INVALID');
       expect(errorCode(await inject('GET', '/v2/nosuchrepo/img/tags/list'))).toBe('NAME_UNKNOWN');

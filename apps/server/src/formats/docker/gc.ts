@@ -1,6 +1,6 @@
 import { buffer } from 'node:stream/consumers';
 import type { Logger } from 'pino';
-import type { FormatContext } from '../sdk/format.ts';
+import type { RepositoryHandle } from '../sdk/format.ts';
 import { MAX_MANIFEST_BYTES, sha256Hex, UPLOADS } from './oci.ts';
 import { looksLikeManifest } from './store.ts';
 
@@ -52,7 +52,7 @@ function referencesOf(bytes: Buffer): string[] {
  * the image references (tagged or pushed by digest) and that are older than the grace period are
  * removed (their bytes go when no artifact anywhere holds them). Manifests themselves are kept.
  */
-export async function collectGarbage(contexts: FormatContext[], opts: GcOptions): Promise<GcReport> {
+export async function collectGarbage(contexts: RepositoryHandle[], opts: GcOptions): Promise<GcReport> {
   const now = opts.now ?? Date.now();
   const report: GcReport = {
     dryRun: opts.dryRun,

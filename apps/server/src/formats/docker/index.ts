@@ -1,7 +1,9 @@
 import type { PackageFormat } from '../sdk/format.ts';
+import { dockerInstallCommand } from './install-command.ts';
+import { imageVersionDetails } from './layers.ts';
 import { extractDockerMetadata } from './metadata.ts';
 import { registerOciRoutes } from './routes.ts';
-import { dockerInstallCommand, dockerSnippets } from './snippets.ts';
+import { dockerSnippets } from './snippets.ts';
 
 /**
  * Docker and OCI images (OCI Distribution spec 1.1 at `/v2/`, images addressed
@@ -17,6 +19,7 @@ export const dockerFormat: PackageFormat = {
   extractMetadata: extractDockerMetadata,
   snippets: dockerSnippets,
   installCommand: dockerInstallCommand,
+  versionDetails: imageVersionDetails,
   upstreamUrl(remoteUrl, path) {
     // Registry pulls go through `/v2/` (store.ts); a plain file read of a remote's tree maps below its URL.
     return `${remoteUrl.replace(/\/+$/, '')}/${path}`;

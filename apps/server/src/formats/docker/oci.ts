@@ -61,8 +61,8 @@ export const OCI_CODES: ReadonlySet<string> = new Set<OciCode>([
 ]);
 
 /**
- * An error the registry answers as `{errors: [{code, message, detail}]}`. It has the core's
- * DomainError shape (status, code, message), so the one error handler renders it.
+ * An error the registry answers as `{errors: [{code, message, detail}]}`: it carries its own status
+ * and OCI code, which the `/v2/` error handler renders as they are.
  */
 export class OciError extends Error {
   constructor(

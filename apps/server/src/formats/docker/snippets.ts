@@ -55,13 +55,3 @@ export function dockerSnippets({
     },
   ];
 }
-
-export function dockerInstallCommand({
-  baseUrl,
-  repository,
-  packageName,
-  version,
-}: SnippetInput): string | null {
-  if (!packageName) return null;
-  return `docker pull ${registryHost(baseUrl)}/${repository.key}/${packageName}:${version ?? 'latest'}`;
-}

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import type { FormatContext, FormatFile, SpooledBytes } from '../sdk/format.ts';
+import { httpStatusOf } from '../../platform/http/error-status.ts';
+import type { FormatFile, RepositoryHandle, SpooledBytes } from '../sdk/format.ts';
 import {
   type Descriptor,
   digestFile,
@@ -23,7 +24,7 @@ import {
 import { upstreamGet } from './upstream.ts';
 
 /**
- * How images are stored (Artifactory's layout, through FormatContext only):
+ * How images are stored (Artifactory's layout, through RepositoryHandle only):
  * - `{image}/_uploads/sha256__{hex}`: every blob and manifest of the image, content-addressed (the
  *   blob store keeps each content once, whatever the number of images and tags sharing it);
  * - `{image}/{tag}/manifest.json` (`list.manifest.json` for an index) plus the tag's config and
@@ -60,7 +61,11 @@ export function looksLikeManifest(bytes: Buffer): boolean {
   }
 }
 
-async function storedManifest(ctx: FormatContext, image: string, ref: string): Promise<ManifestHit | null> {
+async function storedManifest(
+  ctx: RepositoryHandle,
+  image: string,
+  ref: string,
+): Promise<ManifestHit | null> {
   if (isDigest(ref)) {
     const file = await ctx.stat(blobPath(image, requireSha256(ref)));
     return file && readManifestFile(file);
@@ -76,7 +81,11 @@ async function storedManifest(ctx: FormatContext, image: string, ref: string): P
  * A remote repository's manifest: a digest is cached forever; a tag is asked of the upstream again
  * after the retrieval cache period, and the cached one is served while the upstream is down.
  */
-async function remoteManifest(ctx: FormatContext, image: string, ref: string): Promise<ManifestHit | null> {
+async function remoteManifest(
+  ctx: RepositoryHandle,
+  image: string,
+  ref: string,
+): Promise<ManifestHit | null> {
   const cached = await storedManifest(ctx, image, ref);
   const byDigest = isDigest(ref);
   const periodMs = (ctx.repository.remote?.retrievalCachePeriodSecs ?? 0) * 1000;
@@ -124,7 +133,7 @@ async function remoteManifest(ctx: FormatContext, image: string, ref: string): P
  * protection, as the core does for files: when a local member holds the image, remote members
  * never answer for it.
  */
-async function membersFor(ctx: FormatContext, image: string): Promise<FormatContext[]> {
+async function membersFor(ctx: RepositoryHandle, image: string): Promise<RepositoryHandle[]> {
   const members = await ctx.members();
   for (const member of members)
     if (member.repository.rclass === 'local' && (await member.list(image)).length > 0)
@@ -134,16 +143,16 @@ async function membersFor(ctx: FormatContext, image: string): Promise<FormatCont
 
 /** Members of a virtual repository that fail (an upstream down) are passed over, as the core does. */
 async function firstOf<T>(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   image: string,
-  find: (member: FormatContext) => Promise<T | null>,
+  find: (member: RepositoryHandle) => Promise<T | null>,
 ) {
   for (const member of await membersFor(ctx, image)) {
     try {
       const hit = await find(member);
       if (hit) return hit;
     } catch (err) {
-      const status = (err as { status?: number }).status ?? 500;
+      const status = httpStatusOf(err) ?? (err as { status?: number }).status ?? 500;
       if (status < 500 && status !== 404 && status !== 401 && status !== 403) throw err;
       ctx.log.warn({ member: member.repository.key, err: (err as Error).message }, 'virtual member failed');
     }
@@ -153,7 +162,7 @@ async function firstOf<T>(
 
 /** A manifest by tag or digest, through the repository's class. */
 export async function findManifest(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   image: string,
   ref: string,
 ): Promise<ManifestHit | null> {
@@ -163,7 +172,11 @@ export async function findManifest(
 }
 
 /** A blob of an image, through the repository's class (a remote fetches a miss once, however many pull it). */
-export async function findBlob(ctx: FormatContext, image: string, hex: string): Promise<FormatFile | null> {
+export async function findBlob(
+  ctx: RepositoryHandle,
+  image: string,
+  hex: string,
+): Promise<FormatFile | null> {
   if (ctx.repository.rclass === 'virtual') return firstOf(ctx, image, (m) => findBlob(m, image, hex));
   const path = blobPath(image, hex);
   const hit = await ctx.stat(path);
@@ -209,7 +222,7 @@ const isChecksumMismatch = (err: unknown) => (err as { code?: string }).code ===
  * Stores a blob the client pushed, visible only once its bytes match the digest (the core verifies
  * while it writes and stores nothing on a mismatch).
  */
-export async function storeBlob(dctx: FormatContext, image: string, hex: string, source: Readable) {
+export async function storeBlob(dctx: RepositoryHandle, image: string, hex: string, source: Readable) {
   const path = blobPath(image, hex);
   return dctx.withLock(`oci-blob:${hex}`, async () => {
     const existing = await dctx.stat(path);
@@ -233,10 +246,10 @@ export async function storeBlob(dctx: FormatContext, image: string, hex: string,
 
 /**
  * Links bytes already in the blob store into the image, no bytes copied: a cross-repository mount
- * (found by digest), or an upload `FormatContext.spool` stored (`spooled`). One row.
+ * (found by digest), or an upload `RepositoryHandle.spool` stored (`spooled`). One row.
  */
 export async function linkBlob(
-  dctx: FormatContext,
+  dctx: RepositoryHandle,
   image: string,
   hex: string,
   spooled?: SpooledBytes,
@@ -263,7 +276,7 @@ function imageSize(parsed: ParsedManifest, body: Buffer): number {
  * reference must match the bytes. A tag gets `{image}/{tag}/manifest.json` and its layers.
  */
 export async function storeManifest(
-  dctx: FormatContext,
+  dctx: RepositoryHandle,
   image: string,
   ref: string,
   contentType: string | undefined,
@@ -366,7 +379,7 @@ export async function storeManifest(
 }
 
 /** Tags of an image in one repository (null: no such image). */
-async function storedTags(ctx: FormatContext, image: string): Promise<string[] | null> {
+async function storedTags(ctx: RepositoryHandle, image: string): Promise<string[] | null> {
   const entries = await ctx.list(image);
   if (entries.length === 0) return null;
   return entries
@@ -376,7 +389,7 @@ async function storedTags(ctx: FormatContext, image: string): Promise<string[] |
     .map((e) => e.name);
 }
 
-async function remoteTags(ctx: FormatContext, image: string): Promise<string[] | null> {
+async function remoteTags(ctx: RepositoryHandle, image: string): Promise<string[] | null> {
   const cached = await storedTags(ctx, image);
   try {
     const res = await upstreamGet(ctx, image, 'tags/list?n=10000', { maxBytes: 16 * 1024 * 1024 });
@@ -392,7 +405,7 @@ async function remoteTags(ctx: FormatContext, image: string): Promise<string[] |
 }
 
 /** Tags of an image through the repository's class; a virtual repository merges its members'. */
-export async function listTags(ctx: FormatContext, image: string): Promise<string[] | null> {
+export async function listTags(ctx: RepositoryHandle, image: string): Promise<string[] | null> {
   if (ctx.repository.rclass === 'virtual') {
     let found: Set<string> | null = null;
     for (const member of await membersFor(ctx, image)) {
@@ -406,7 +419,7 @@ export async function listTags(ctx: FormatContext, image: string): Promise<strin
 }
 
 /** Deletes a tag, or a manifest by digest with every tag that points at it (local repositories). */
-export async function deleteManifest(ctx: FormatContext, image: string, ref: string): Promise<void> {
+export async function deleteManifest(ctx: RepositoryHandle, image: string, ref: string): Promise<void> {
   if (!isDigest(ref)) {
     const hit = await storedManifest(ctx, image, ref);
     if (!hit) throw new OciError(404, 'MANIFEST_UNKNOWN', `${image}:${ref} is not here`);
@@ -432,7 +445,7 @@ export async function deleteManifest(ctx: FormatContext, image: string, ref: str
 
 /** spec "Listing Referrers": manifests of the image whose `subject` is the digest, as index descriptors. */
 export async function listReferrers(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   image: string,
   hex: string,
   artifactType?: string,
@@ -469,7 +482,7 @@ export async function listReferrers(
 }
 
 /** Images of a repository that hold at least one manifest (for `_catalog`). */
-export async function listImages(ctx: FormatContext): Promise<string[]> {
+export async function listImages(ctx: RepositoryHandle): Promise<string[]> {
   if (ctx.repository.rclass === 'virtual') return [];
   const images = new Set<string>();
   for (const file of await ctx.listFiles('')) {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SpooledBytes } from '../sdk/format.ts';
+import { SerialQueue } from '../sdk/helpers.ts';
 import { OciError } from './oci.ts';
 
 /** One blob upload in progress (spec "Pushing blobs": POST opens it, PATCH appends, PUT closes it). */
@@ -20,7 +21,7 @@ export interface UploadSession {
    * A first chunk streamed straight into the blob store (the usual case: skopeo and docker send a
    * blob in one PATCH), so closing the upload costs no second write and one database row: the
    * digest is checked against what the store computed. Only its digest and size are kept on disk;
-   * after a restart the core hands the bytes out again (`FormatContext.respool`).
+   * after a restart the core hands the bytes out again (`RepositoryHandle.respool`).
    */
   partial?: { sha256: string; size: number };
   startedAt: number;
@@ -40,12 +41,15 @@ export class UploadSessions {
   private readonly sessions = new Map<string, UploadSession>();
   /** Live handles of partial blobs `spool` gave this process (after a restart they are asked for again). */
   private readonly spooled = new Map<string, SpooledBytes>();
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Operations on one session, one at a time. */
+  private readonly queue = new SerialQueue();
   private loaded: Promise<void> | undefined;
 
   constructor(
     readonly dir: string,
     private readonly expiryMs: number,
+    /** The clock (epoch ms) idle time is measured on; tests move it instead of sleeping. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   private jsonPath = (uuid: string) => path.join(this.dir, `${uuid}.json`);
@@ -69,8 +73,8 @@ export class UploadSessions {
             name: record.name,
             owner: record.owner,
             size: 0,
-            startedAt: Number(record.startedAt) || Date.now(),
-            touchedAt: Number(record.touchedAt) || Date.now(),
+            startedAt: Number(record.startedAt) || this.now(),
+            touchedAt: Number(record.touchedAt) || this.now(),
           };
           if (record.partial && /^[0-9a-f]{64}$/.test(record.partial.sha256)) {
             session.partial = { sha256: record.partial.sha256, size: Number(record.partial.size) || 0 };
@@ -103,7 +107,7 @@ export class UploadSessions {
 
   async open(name: string, owner: string): Promise<UploadSession> {
     await this.load();
-    const now = Date.now();
+    const now = this.now();
     const session: UploadSession = {
       uuid: randomUUID(),
       name,
@@ -127,23 +131,15 @@ export class UploadSessions {
   }
 
   /** Runs one operation on a session at a time (a PATCH and the closing PUT never interleave). */
-  async serial<T>(uuid: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(uuid) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(fn);
-    const tail = run.catch(() => {});
-    this.queues.set(uuid, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.queues.get(uuid) === tail) this.queues.delete(uuid);
-    }
+  serial<T>(uuid: string, fn: () => Promise<T>): Promise<T> {
+    return this.queue.run(uuid, fn);
   }
 
   /** A first chunk the core spooled into the blob store: the session's bytes so far. */
   async setPartial(session: UploadSession, spooled: SpooledBytes): Promise<void> {
     session.partial = { sha256: spooled.sha256, size: spooled.size };
     session.size = spooled.size;
-    session.touchedAt = Date.now();
+    session.touchedAt = this.now();
     this.spooled.set(session.uuid, spooled);
     await this.save(session);
   }
@@ -190,7 +186,7 @@ export class UploadSessions {
       await truncate(data, before).catch(() => {});
       throw err;
     } finally {
-      session.touchedAt = Date.now();
+      session.touchedAt = this.now();
       await this.save(session).catch(() => {});
     }
   }
@@ -207,12 +203,12 @@ export class UploadSessions {
   }
 
   /** Drops sessions idle longer than the expiry, with their bytes; the number dropped. */
-  async expire(now = Date.now()): Promise<{ expired: number; bytes: number }> {
+  async expire(now = this.now()): Promise<{ expired: number; bytes: number }> {
     await this.load();
     let expired = 0;
     let bytes = 0;
     for (const session of [...this.sessions.values()])
-      if (now - session.touchedAt > this.expiryMs && !this.queues.has(session.uuid)) {
+      if (now - session.touchedAt > this.expiryMs && !this.queue.busy(session.uuid)) {
         bytes += session.partial ? 0 : session.size;
         await this.close(session);
         expired += 1;

@@ -1,4 +1,4 @@
-import type { FormatContext, UpstreamResponse } from '../sdk/format.ts';
+import type { RepositoryHandle, UpstreamResponse } from '../sdk/format.ts';
 import { OciError } from './oci.ts';
 
 /** Bearer tokens an upstream registry handed out, per remote repository and scope, until they expire. */
@@ -30,7 +30,7 @@ export function parseChallenge(header: string | null): Record<string, string> | 
   return params.realm ? params : null;
 }
 
-async function fetchToken(ctx: FormatContext, challenge: Record<string, string>, scope: string) {
+async function fetchToken(ctx: RepositoryHandle, challenge: Record<string, string>, scope: string) {
   const url = new URL(challenge.realm!);
   if (challenge.service) url.searchParams.set('service', challenge.service);
   url.searchParams.set('scope', challenge.scope ?? scope);
@@ -56,7 +56,7 @@ async function fetchToken(ctx: FormatContext, challenge: Record<string, string>,
  * credentials when the realm is on the upstream's origin) and retry with it.
  */
 export async function upstreamGet(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   image: string,
   tail: string,
   opts: { accept?: string; maxBytes?: number; stream?: boolean } = {},

@@ -29,9 +29,6 @@ export const genericFormat: PackageFormat = {
       },
     ];
   },
-  installCommand({ baseUrl, repository, packageName }) {
-    return packageName ? `curl -O "${baseUrl}/repository/${repository.key}/${packageName}"` : null;
-  },
   upstreamUrl(remoteUrl, path) {
     return `${remoteUrl.replace(/\/+$/, '')}/${path}`;
   },

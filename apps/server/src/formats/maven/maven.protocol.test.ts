@@ -1,5 +1,5 @@
+import { ADMIN_AUTH, describeFormatProtocolConformance } from '../../testing/format-protocol-conformance.ts';
 import { TEST_ADMIN_PASSWORD, type TestApp } from '../../testing/index.ts';
-import { ADMIN_AUTH, describeFormatProtocolConformance } from '../sdk/protocol-conformance.ts';
 import { gradleFormat, mavenFormat } from './index.ts';
 import { parseMetadata } from './index-builder.ts';
 

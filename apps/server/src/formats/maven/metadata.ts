@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PackageMetadata, StoredFile } from '../sdk/format.ts';
+import { readBounded as readAtMost } from '../sdk/helpers.ts';
 import { parseMavenPath } from './layout.ts';
 import { child, children, parseXml, text, type XmlElement } from './xml.ts';
 
@@ -27,19 +28,9 @@ export class PomError extends Error {}
 /** POMs and metadata documents are read whole; none is anywhere near this. */
 export const MAX_XML_BYTES = 8 * 1024 * 1024;
 
-export async function readBounded(stream: Readable, max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    total += buf.length;
-    if (total > max) {
-      stream.destroy();
-      throw new PomError(`The document is larger than ${max} bytes`);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
+/** A document read whole, at most `max` bytes (PomError past that). */
+export function readBounded(stream: Readable, max: number): Promise<Buffer> {
+  return readAtMost(stream, max, () => new PomError(`The document is larger than ${max} bytes`));
 }
 
 /**

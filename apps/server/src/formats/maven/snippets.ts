@@ -208,13 +208,3 @@ export function gradleSnippets(input: SnippetInput): Snippet[] {
     ...mavenSnippets(input).filter((s) => s.language === 'xml'),
   ];
 }
-
-export function mavenInstallCommand({
-  baseUrl,
-  repository,
-  packageName,
-  version,
-}: SnippetInput): string | null {
-  if (!packageName || !version) return null;
-  return `mvn dependency:get -Dartifact=${packageName}:${version} -DremoteRepositories=${repository.key}::default::${repoUrl(baseUrl, repository.key)}`;
-}

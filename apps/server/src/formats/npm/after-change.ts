@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FormatContext, FormatFile, PathsChange } from '../sdk/format.ts';
+import type { FormatFile, PathsChange, RepositoryHandle } from '../sdk/format.ts';
 import { forget, type Manifest, type VersionRecord } from './index-builder.ts';
 import { readTarball } from './metadata.ts';
 import {
@@ -19,7 +19,7 @@ import {
  * tarball is gone goes; a tarball without a record gets one, read from its package.json (published at
  * the file's creation, no dist-tag of its own: `latest` falls back to the highest version).
  */
-export async function npmAfterChange(ctx: FormatContext, change: PathsChange): Promise<void> {
+export async function npmAfterChange(ctx: RepositoryHandle, change: PathsChange): Promise<void> {
   if (ctx.repository.rclass !== 'local') return;
   const names = new Set<string>();
   for (const path of [...(change.deleted ?? []), ...(change.added ?? [])])
@@ -36,7 +36,7 @@ export async function npmAfterChange(ctx: FormatContext, change: PathsChange): P
 }
 
 /** Package names a changed path may concern: its own, or (a scope or the root) every name with records there. */
-async function namesAt(ctx: FormatContext, raw: string): Promise<string[]> {
+async function namesAt(ctx: RepositoryHandle, raw: string): Promise<string[]> {
   const path =
     raw === META_ROOT ? '' : raw.startsWith(`${META_ROOT}/`) ? raw.slice(META_ROOT.length + 1) : raw;
   const parts = path.split('/').filter(Boolean);
@@ -54,7 +54,7 @@ async function namesAt(ctx: FormatContext, raw: string): Promise<string[]> {
   return [...found];
 }
 
-async function reconcile(ctx: FormatContext, name: string): Promise<void> {
+async function reconcile(ctx: RepositoryHandle, name: string): Promise<void> {
   const records = new Map<string, string>();
   for (const f of await ctx.listFiles(versionsFolder(name))) {
     const file = f.path.slice(versionsFolder(name).length + 1);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import semver from 'semver';
-import type { FormatContext, FormatRepository, StoredFile } from '../sdk/format.ts';
+import type { FormatRepository, RepositoryHandle, StoredFile } from '../sdk/format.ts';
 import { eventsFolder, metaFolder, remotePackumentPath, tarballPath, versionsFolder } from './names.ts';
 
 /** What was published for one version (`.npm/{name}/versions/{version}.json`), written once. */
@@ -106,7 +106,7 @@ function remember(key: string, p: Packument, bytes: number): Packument {
  * (null when no version is). Dist-tags replay publishes and tag events in time order; a tag left
  * pointing at an unpublished version is dropped, and `latest` falls back to the highest version.
  */
-export async function localPackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+export async function localPackument(ctx: RepositoryHandle, name: string): Promise<Packument | null> {
   const key = `L\u0000${ctx.repository.key}\u0000${name}`;
   const checked = checkedAt.get(key);
   if (checked !== undefined && Date.now() - checked < FRESH_MS) {
@@ -141,7 +141,7 @@ export function forget(repoKey: string, name: string): void {
   absent.delete(key);
 }
 
-async function buildLocal(ctx: FormatContext, name: string, key: string): Promise<Packument | null> {
+async function buildLocal(ctx: RepositoryHandle, name: string, key: string): Promise<Packument | null> {
   const files = (await ctx.listFiles(metaFolder(name))).filter(
     (f) => f.path.startsWith(`${versionsFolder(name)}/`) || f.path.startsWith(`${eventsFolder(name)}/`),
   );
@@ -272,7 +272,7 @@ export async function remotePackument(
 }
 
 /** The packument of a name in any repository: local, remote, or a virtual repository's merge. */
-export async function packumentOf(ctx: FormatContext, name: string): Promise<Packument | null> {
+export async function packumentOf(ctx: RepositoryHandle, name: string): Promise<Packument | null> {
   if (ctx.repository.rclass === 'local') return localPackument(ctx, name);
   if (ctx.repository.rclass === 'remote') return remotePackument(ctx, name);
   return virtualPackument(ctx, name);
@@ -285,9 +285,9 @@ export async function packumentOf(ctx: FormatContext, name: string): Promise<Pac
  * confusion), so remote members are not even asked for it (the name never leaves the server).
  * A failing upstream leaves its member out.
  */
-export async function virtualPackument(ctx: FormatContext, name: string): Promise<Packument | null> {
+export async function virtualPackument(ctx: RepositoryHandle, name: string): Promise<Packument | null> {
   const members = await ctx.members();
-  const packumentIn = async (m: FormatContext) => {
+  const packumentIn = async (m: RepositoryHandle) => {
     try {
       return await packumentOf(m, name);
     } catch (err) {
@@ -295,7 +295,7 @@ export async function virtualPackument(ctx: FormatContext, name: string): Promis
       return null;
     }
   };
-  const isLocal = (m: FormatContext) => m.repository.rclass === 'local';
+  const isLocal = (m: RepositoryHandle) => m.repository.rclass === 'local';
   const local = (await Promise.all(members.filter(isLocal).map(packumentIn))).filter(
     (p): p is Packument => p !== null,
   );

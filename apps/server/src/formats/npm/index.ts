@@ -1,13 +1,15 @@
 import type { FastifyReply } from 'fastify';
 import semver from 'semver';
-import type { FormatContext, FormatRequest, PackageFormat } from '../sdk/format.ts';
+import { httpStatusOf } from '../../platform/http/error-status.ts';
+import type { FormatRequest, PackageFormat, RequestContext } from '../sdk/format.ts';
 import { npmAfterChange } from './after-change.ts';
 import { localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
+import { npmInstallCommand } from './install-command.ts';
 import { extractNpmMetadata } from './metadata.ts';
 import { escapeName, META_ROOT, type NpmPath, parseNpmPath } from './names.ts';
 import { deleteTarball, NpmError, publish, readJsonBody, unpublishAll, updatePackage } from './publish.ts';
 import { registryApi } from './registry-api.ts';
-import { npmInstallCommand, npmSnippets } from './snippets.ts';
+import { npmSnippets } from './snippets.ts';
 import { npmPackageFolder, npmPatternPath, npmUpstreamCheck } from './upstream.ts';
 
 const ABBREVIATED = 'application/vnd.npm.install-v1+json';
@@ -16,7 +18,12 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Full packument, or the abbreviated one when the client asks for it (`npm install` does). */
-async function servePackument(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, name: string) {
+async function servePackument(
+  request: FormatRequest,
+  reply: FastifyReply,
+  ctx: RequestContext,
+  name: string,
+) {
   await ctx.authorize('read', name);
   const p = await packumentOf(ctx, name);
   if (!p) throw new NpmError(404, `Package '${name}' not found`);
@@ -35,7 +42,7 @@ async function servePackument(request: FormatRequest, reply: FastifyReply, ctx: 
 }
 
 /** `GET /{name}/{version|tag}`: one version's manifest. */
-async function serveVersion(reply: FastifyReply, ctx: FormatContext, name: string, spec: string) {
+async function serveVersion(reply: FastifyReply, ctx: RequestContext, name: string, spec: string) {
   await ctx.authorize('read', name);
   const p = await packumentOf(ctx, name);
   if (!p) throw new NpmError(404, `Package '${name}' not found`);
@@ -55,7 +62,7 @@ async function serveVersion(reply: FastifyReply, ctx: FormatContext, name: strin
  * may answer (dependency confusion, by package name rather than by file path); otherwise the first
  * member that has it, remotes fetching and caching from their upstream.
  */
-async function serveVirtualTarball(reply: FastifyReply, ctx: FormatContext, name: string, file: string) {
+async function serveVirtualTarball(reply: FastifyReply, ctx: RequestContext, name: string, file: string) {
   await ctx.authorize('read', name);
   const members = await ctx.members();
   const path = `${name}/-/${file}`;
@@ -69,10 +76,10 @@ async function serveVirtualTarball(reply: FastifyReply, ctx: FormatContext, name
     if (localOnly && m.repository.rclass !== 'local') continue;
     try {
       const found = await m.get(path);
-      if (found) return m.send(reply, found);
+      if (found) return ctx.send(reply, found);
     } catch (err) {
-      if ((err as { status?: number }).status === undefined || (err as { status: number }).status < 500)
-        throw err;
+      const status = httpStatusOf(err);
+      if (status === undefined || status < 500) throw err;
       ctx.log.warn({ member: m.repository.key, path, err: (err as Error).message }, 'npm member failed');
     }
   }
@@ -82,7 +89,7 @@ async function serveVirtualTarball(reply: FastifyReply, ctx: FormatContext, name
 const sendJson = (reply: FastifyReply, status: number, body: unknown) =>
   reply.code(status).type('application/json; charset=utf-8').send(body);
 
-async function handlePackage(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, p: NpmPath) {
+async function handlePackage(request: FormatRequest, reply: FastifyReply, ctx: RequestContext, p: NpmPath) {
   const method = request.method;
   const read = method === 'GET' || method === 'HEAD';
   switch (p.kind) {
@@ -93,7 +100,7 @@ async function handlePackage(request: FormatRequest, reply: FastifyReply, ctx: F
           throw new NpmError(405, `Remote repository '${ctx.repository.key}' does not accept publishes`);
         // Anonymous callers without write permission hear 401 before their body is read.
         if (!ctx.principal) await (await ctx.deployContext()).authorize('write', p.name);
-        const doc = await readJsonBody(request.body, ctx.app.granary.config.npmPublishMaxBytes, {
+        const doc = await readJsonBody(request.body, ctx.settings.npmPublishMaxBytes, {
           announced: request.headers['content-length'],
           setting: 'GRANARY_NPM_PUBLISH_MAX_BYTES',
         });

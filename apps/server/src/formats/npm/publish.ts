@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import semver from 'semver';
-import type { FormatContext } from '../sdk/format.ts';
+import { NotFoundError } from '../../platform/errors.ts';
+import type { RepositoryHandle, RequestContext } from '../sdk/format.ts';
+import { readBounded } from '../sdk/helpers.ts';
 import {
   forget,
   localPackument,
@@ -49,23 +51,15 @@ export interface BodyLimit {
  * announced length over the limit is refused at once, and reading stops at the limit. The rest is
  * discarded unread, never buffered (npm's errorBody closes the connection on a 413).
  */
-export async function readBody(body: Readable, max: number, limit: BodyLimit = {}): Promise<Buffer> {
-  const tooLarge = () => {
-    body.resume();
-    const where = limit.setting ? ` (${limit.setting})` : '';
-    return new NpmError(413, `The request body is larger than the limit of ${max} bytes${where}`);
-  };
-  const announced = typeof limit.announced === 'string' ? limit.announced : undefined;
-  if (announced && /^\d+$/.test(announced) && Number(announced) > max) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let total = 0;
-  // Leaving the loop early must not destroy the request: its socket carries the 413.
-  for await (const chunk of body.iterator({ destroyOnReturn: false })) {
-    total += (chunk as Buffer).length;
-    if (total > max) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, total);
+export function readBody(body: Readable, max: number, limit: BodyLimit = {}): Promise<Buffer> {
+  const where = limit.setting ? ` (${limit.setting})` : '';
+  // Drained, not destroyed: the request's socket carries the 413.
+  return readBounded(
+    body,
+    max,
+    () => new NpmError(413, `The request body is larger than the limit of ${max} bytes${where}`),
+    { announced: limit.announced, rest: 'drain' },
+  );
 }
 
 export async function readJsonBody(
@@ -94,7 +88,7 @@ export function checkTag(tag: string): void {
 }
 
 /** Runs a change of a package under its lock; what this node cached of it is dropped before and after. */
-async function changing<T>(target: FormatContext, name: string, fn: () => Promise<T>): Promise<T> {
+async function changing<T>(target: RepositoryHandle, name: string, fn: () => Promise<T>): Promise<T> {
   return target.withLock(name, async () => {
     forget(target.repository.key, name);
     try {
@@ -113,7 +107,7 @@ function eventPath(name: string): string {
   return `${eventsFolder(name)}/${stamp}-${randomBytes(4).toString('hex')}.json`;
 }
 
-export async function writeEvent(ctx: FormatContext, name: string, event: PackageEvent): Promise<void> {
+export async function writeEvent(ctx: RepositoryHandle, name: string, event: PackageEvent): Promise<void> {
   await ctx.deploy(eventPath(name), Buffer.from(JSON.stringify(event)), {
     noOverwrite: true,
     metadata: null,
@@ -127,7 +121,7 @@ export async function writeEvent(ctx: FormatContext, name: string, event: Packag
  * changes (npm's own refusal); concurrent publishes of different versions each write their own
  * files, so none is lost.
  */
-export async function publish(ctx: FormatContext, name: string, doc: Record<string, unknown>) {
+export async function publish(ctx: RequestContext, name: string, doc: Record<string, unknown>) {
   const target = await ctx.deployContext();
   const versions = isObject(doc.versions) ? doc.versions : {};
   const keys = Object.keys(versions);
@@ -238,15 +232,15 @@ export async function publish(ctx: FormatContext, name: string, doc: Record<stri
   return { ok: true, id: name, success: true };
 }
 
-async function removeVersion(ctx: FormatContext, name: string, version: string): Promise<void> {
+async function removeVersion(ctx: RepositoryHandle, name: string, version: string): Promise<void> {
   await ctx.authorize('delete', tarballPath(name, version));
   for (const path of [versionRecordPath(name, version), tarballPath(name, version)])
-    await ctx.delete(path).catch((err: { status?: number }) => {
-      if (err.status !== 404) throw err;
+    await ctx.delete(path).catch((err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
     });
 }
 
-async function current(ctx: FormatContext, name: string): Promise<Packument> {
+async function current(ctx: RepositoryHandle, name: string): Promise<Packument> {
   const p = await localPackument(ctx, name);
   if (!p) throw new NpmError(404, `Package '${name}' not found`);
   return p;
@@ -256,7 +250,7 @@ async function current(ctx: FormatContext, name: string): Promise<Packument> {
  * A packument PUT without a tarball: `npm deprecate` (versions' `deprecated` changed) and the first
  * step of `npm unpublish pkg@version` (a version left out: removed, which needs delete permission).
  */
-export async function updatePackage(ctx: FormatContext, name: string, doc: Record<string, unknown>) {
+export async function updatePackage(ctx: RequestContext, name: string, doc: Record<string, unknown>) {
   const target = await ctx.deployContext();
   const incoming = isObject(doc.versions) ? doc.versions : null;
   if (!incoming) throw new NpmError(400, 'The document carries no versions');
@@ -283,14 +277,14 @@ export async function updatePackage(ctx: FormatContext, name: string, doc: Recor
 }
 
 /** `npm unpublish pkg` (all versions): `DELETE /{name}/-rev/{rev}`. */
-export async function unpublishAll(ctx: FormatContext, name: string) {
+export async function unpublishAll(ctx: RepositoryHandle, name: string) {
   const target = await ctx.deployContext();
   await changing(target, name, async () => {
     await current(target, name);
     await target.authorize('delete', name);
     await target.authorize('delete', metaFolder(name));
-    await target.delete(name).catch((err: { status?: number }) => {
-      if (err.status !== 404) throw err;
+    await target.delete(name).catch((err: unknown) => {
+      if (!(err instanceof NotFoundError)) throw err;
     });
     await target.delete(metaFolder(name));
   });
@@ -298,7 +292,7 @@ export async function unpublishAll(ctx: FormatContext, name: string) {
 }
 
 /** The last step of `npm unpublish pkg@version`, or a plain DELETE of a tarball: the version goes. */
-export async function deleteTarball(ctx: FormatContext, name: string, file: string) {
+export async function deleteTarball(ctx: RepositoryHandle, name: string, file: string) {
   const target = await ctx.deployContext();
   const version = versionOfTarball(name, file);
   if (!version) throw new NpmError(404, `'${file}' is not a tarball of '${name}'`);
@@ -313,7 +307,7 @@ export async function deleteTarball(ctx: FormatContext, name: string, file: stri
 }
 
 /** `npm dist-tag add pkg@version tag` (write), `npm dist-tag rm pkg tag` (delete). */
-export async function setTag(ctx: FormatContext, name: string, tag: string, version: string | null) {
+export async function setTag(ctx: RequestContext, name: string, tag: string, version: string | null) {
   const target = await ctx.deployContext();
   checkTag(tag);
   await changing(target, name, async () => {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { FormatContext, FormatRequest } from '../sdk/format.ts';
+import type { FormatRequest, RepositoryHandle, RequestContext } from '../sdk/format.ts';
 import { localPackument, type Packument, packumentOf } from './index-builder.ts';
 import { META_ROOT } from './names.ts';
 import { NpmError, readBody, readJsonBody, setTag } from './publish.ts';
@@ -15,7 +15,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * password; the answer's token is what npm saves as `_authToken`. The password is checked by the
  * core (throttled, audited); the token is a revocable access token.
  */
-async function legacyLogin(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, user: string) {
+async function legacyLogin(request: FormatRequest, reply: FastifyReply, ctx: RequestContext, user: string) {
   const body = await readJsonBody(request.body);
   if (!isObject(body) || typeof body.password !== 'string')
     throw new NpmError(400, 'A name and a password are required');
@@ -32,15 +32,9 @@ async function legacyLogin(request: FormatRequest, reply: FastifyReply, ctx: For
  * `/ui/login/cli-registration` page, where the user signs in and confirms) and answers npm's
  * `{loginUrl, doneUrl}`; npm polls `doneUrl`: 202 with Retry-After while pending, then 200 `{token}`.
  */
-async function webLogin(request: FormatRequest, reply: FastifyReply, ctx: FormatContext) {
+async function webLogin(request: FormatRequest, reply: FastifyReply, ctx: RequestContext) {
   await readBody(request.body, 64 * 1024);
-  const opened = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/security/cli-registrations',
-    payload: { client: `npm (${ctx.repository.key})` },
-  });
-  if (opened.statusCode !== 201) throw new NpmError(opened.statusCode, 'Web login is not available');
-  const { session, url } = opened.json() as { session: string; url: string };
+  const { session, url } = await ctx.openCliLogin(`npm (${ctx.repository.key})`);
   const page = new URL(url);
   return json(reply, 200, {
     loginUrl: `${ctx.baseUrl}${page.pathname}${page.search}`,
@@ -48,16 +42,11 @@ async function webLogin(request: FormatRequest, reply: FastifyReply, ctx: Format
   });
 }
 
-async function webLoginDone(request: FormatRequest, reply: FastifyReply, ctx: FormatContext) {
-  const session = request.query.session ?? '';
-  const polled = await ctx.app.inject({
-    method: 'GET',
-    url: `/api/security/cli-registrations/${encodeURIComponent(session)}`,
-  });
-  if (polled.statusCode === 202) return json(reply.header('retry-after', '1'), 202, {});
-  if (polled.statusCode !== 200) throw new NpmError(404, 'This login session is unknown or has expired');
-  const answer = polled.json() as { username: string; access_token: string };
-  return json(reply, 200, { token: answer.access_token, username: answer.username });
+async function webLoginDone(request: FormatRequest, reply: FastifyReply, ctx: RequestContext) {
+  const polled = await ctx.pollCliLogin(request.query.session ?? '');
+  if (polled?.status === 'pending') return json(reply.header('retry-after', '1'), 202, {});
+  if (!polled) throw new NpmError(404, 'This login session is unknown or has expired');
+  return json(reply, 200, { token: polled.token, username: polled.username });
 }
 
 /**
@@ -67,12 +56,12 @@ async function webLoginDone(request: FormatRequest, reply: FastifyReply, ctx: Fo
 async function revokeOwnToken(
   request: FormatRequest,
   reply: FastifyReply,
-  ctx: FormatContext,
+  ctx: RequestContext,
   token: string,
 ) {
   const used = /^Bearer\s+(\S+)\s*$/i.exec(String(request.headers.authorization ?? ''))?.[1];
   if (!ctx.principal) throw new NpmError(401, 'You are not signed in');
-  if (used !== token || !ctx.revokeCallerToken || !(await ctx.revokeCallerToken()))
+  if (used !== token || !(await ctx.revokeCallerToken()))
     throw new NpmError(
       404,
       'Token not found: only the token this request is signed in with can be revoked here',
@@ -81,7 +70,7 @@ async function revokeOwnToken(
 }
 
 /** Package names stored in a local repository (`.npm/{name}` and `.npm/@scope/{name}`), at most `max`. */
-async function localNames(ctx: FormatContext, max: number): Promise<string[]> {
+async function localNames(ctx: RepositoryHandle, max: number): Promise<string[]> {
   const names: string[] = [];
   for (const entry of await ctx.list(META_ROOT)) {
     if (!entry.folder) continue;
@@ -123,7 +112,7 @@ function searchObject(p: Packument, score: number): SearchObject {
   };
 }
 
-async function searchMember(ctx: FormatContext, text: string, want: number): Promise<SearchObject[]> {
+async function searchMember(ctx: RepositoryHandle, text: string, want: number): Promise<SearchObject[]> {
   if (ctx.repository.rclass === 'remote') {
     const res = await ctx.upstream(`-/v1/search?text=${encodeURIComponent(text)}&size=${want}`, {
       headers: { accept: 'application/json' },
@@ -157,7 +146,7 @@ async function searchMember(ctx: FormatContext, text: string, want: number): Pro
 }
 
 /** `npm search` (`GET /-/v1/search?text=&size=&from=`): names, descriptions and keywords; remotes ask their upstream. */
-async function search(request: FormatRequest, reply: FastifyReply, ctx: FormatContext) {
+async function search(request: FormatRequest, reply: FastifyReply, ctx: RequestContext) {
   const text = (request.query.text ?? '').slice(0, 200);
   const size = Math.min(Math.max(Number(request.query.size) || 20, 1), 250);
   const from = Math.max(Number(request.query.from) || 0, 0);
@@ -192,7 +181,7 @@ async function search(request: FormatRequest, reply: FastifyReply, ctx: FormatCo
  * public registry answers real advisories); otherwise, or when the upstream fails, an empty report —
  * never an error that breaks the install.
  */
-async function audit(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, rest: string) {
+async function audit(request: FormatRequest, reply: FastifyReply, ctx: RequestContext, rest: string) {
   const body = await readBody(request.body, 64 * 1024 * 1024);
   const quick = rest !== 'npm/v1/security/advisories/bulk';
   const remote =
@@ -245,7 +234,7 @@ async function audit(request: FormatRequest, reply: FastifyReply, ctx: FormatCon
 }
 
 /** `/-/package/{name}/dist-tags[/{tag}]`: `npm dist-tag ls|add|rm`. */
-async function distTags(request: FormatRequest, reply: FastifyReply, ctx: FormatContext, rest: string) {
+async function distTags(request: FormatRequest, reply: FastifyReply, ctx: RequestContext, rest: string) {
   const m = /^package\/((?:@[^/]+\/)?[^/@][^/]*)\/dist-tags(?:\/([^/]+))?$/.exec(rest);
   if (!m) return false;
   const name = m[1]!;
@@ -271,7 +260,7 @@ async function distTags(request: FormatRequest, reply: FastifyReply, ctx: Format
 export async function registryApi(
   request: FormatRequest,
   reply: FastifyReply,
-  ctx: FormatContext,
+  ctx: RequestContext,
   rest: string,
 ): Promise<unknown> {
   const method = request.method;

@@ -40,9 +40,3 @@ export function npmSnippets({ baseUrl, repository, username }: SnippetInput): Sn
     { title: 'Publish', language: 'shell', code: `npm publish --registry ${registry}` },
   ];
 }
-
-/** spec 001 §3 install command for npm, with and without a version. */
-export function npmInstallCommand({ packageName, version }: SnippetInput): string | null {
-  if (!packageName) return null;
-  return version ? `npm install ${packageName}@${version}` : `npm install ${packageName}`;
-}

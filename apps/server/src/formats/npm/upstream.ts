@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import semver from 'semver';
 import type { StoredFile, UpstreamCheck, UpstreamCheckContext, UpstreamFile } from '../sdk/format.ts';
+import { readBounded } from '../sdk/helpers.ts';
 import { type Packument, remotePackument } from './index-builder.ts';
 import { readTarball } from './metadata.ts';
 import { isValidName, META_ROOT, parseNpmPath } from './names.ts';
@@ -23,15 +24,13 @@ type SriAlgorithm = (typeof SRI_ALGORITHMS)[number];
 class Mismatch extends Error {}
 
 async function readJson(file: StoredFile, max: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of await file.open()) {
-    total += (chunk as Buffer).length;
-    if (total > max) throw new Mismatch(`a packument larger than ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
+  const bytes = await readBounded(
+    await file.open(),
+    max,
+    () => new Mismatch(`a packument larger than ${max} bytes`),
+  );
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new Mismatch('a packument that is not JSON');
   }

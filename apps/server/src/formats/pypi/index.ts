@@ -1,10 +1,11 @@
 import type { FastifyReply } from 'fastify';
-import type { FormatContext, FormatRequest, PackageFormat } from '../sdk/format.ts';
+import type { FormatRequest, PackageFormat, RequestContext } from '../sdk/format.ts';
+import { pypiInstallCommand } from './install-command.ts';
 import { extractPypiMetadata } from './metadata.ts';
 import { normalizeName } from './names.ts';
 import { reasonPhrase, redirect } from './respond.ts';
 import { EXTERNAL, serveExternal, serveProject, serveRoot, upstreamUrlOf } from './simple.ts';
-import { pypiInstallCommand, pypiSnippets } from './snippets.ts';
+import { pypiSnippets } from './snippets.ts';
 import { handleUpload } from './upload.ts';
 import { pypiPackageFolder, pypiUpstreamCheck } from './upstream.ts';
 
@@ -19,7 +20,7 @@ const EXTERNAL_PATH = new RegExp(`^${EXTERNAL.replace('.', '\\.')}/([^/]+)/([^/]
 function route(
   req: FormatRequest,
   reply: FastifyReply,
-  ctx: FormatContext,
+  ctx: RequestContext,
 ): false | Promise<unknown> | FastifyReply {
   const { path, method } = req;
   if (method === 'POST') return path === '' && handleUpload(req, reply, ctx);

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packages, packageVersions } from '../../platform/db/schema.ts';
+import { ADMIN_AUTH, describeFormatProtocolConformance } from '../../testing/format-protocol-conformance.ts';
 import {
   basicAuth,
   createTestApp,
@@ -14,7 +15,6 @@ import {
   testEngine,
 } from '../../testing/index.ts';
 import { describeFormatConformance } from '../sdk/conformance.ts';
-import { ADMIN_AUTH, describeFormatProtocolConformance } from '../sdk/protocol-conformance.ts';
 import { LIMITS } from './archive.ts';
 import { pypiFormat } from './index.ts';
 import { negotiate, parseProjectHtml } from './index-builder.ts';
@@ -171,13 +171,10 @@ describe('pypi names, versions, documents (units)', () => {
       true,
     );
     expect(snippets.some((s) => s.code.includes('twine upload --repository py dist/*'))).toBe(true);
-    const input = {
-      baseUrl: 'https://r',
-      repository: { key: 'py', rclass: 'local' as const, packageType: 'pypi' },
-      packageName: 'requests',
-    };
-    expect(pypiFormat.installCommand(input)).toBe('pip install requests');
-    expect(pypiFormat.installCommand({ ...input, version: '2.31.0' })).toBe('pip install requests==2.31.0');
+    expect(pypiFormat.installCommand?.({ name: 'requests' })).toBe('pip install requests');
+    expect(pypiFormat.installCommand?.({ name: 'requests', version: '2.31.0' })).toBe(
+      'pip install requests==2.31.0',
+    );
   });
 });
 

@@ -1,9 +1,11 @@
 import type { FastifyReply } from 'fastify';
+import { httpStatusOf } from '../../platform/http/error-status.ts';
 import type {
-  FormatContext,
   FormatFile,
   FormatRepository,
   FormatRequest,
+  RepositoryHandle,
+  RequestContext,
   StoredFile,
 } from '../sdk/format.ts';
 import { readBounded } from './archive.ts';
@@ -68,7 +70,11 @@ function yankedOf(properties: Record<string, string[]>): string | true | undefin
 }
 
 /** A local repository's links for a project (files the caller may read), or null when it has none. */
-async function localLinks(ctx: FormatContext, project: string, linkBase: string): Promise<DistLink[] | null> {
+async function localLinks(
+  ctx: RepositoryHandle,
+  project: string,
+  linkBase: string,
+): Promise<DistLink[] | null> {
   const files = await ctx.listFiles(`packages/${project}`);
   const byPath = new Map<string, FormatFile>(files.map((f) => [f.path, f]));
   const links: DistLink[] = [];
@@ -133,7 +139,7 @@ export async function upstreamPage(
 }
 
 async function remoteLinks(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   project: string,
   linkBase: string,
 ): Promise<DistLink[] | null> {
@@ -146,24 +152,24 @@ async function remoteLinks(
 }
 
 const isServerError = (err: unknown) => {
-  const status = (err as { status?: unknown }).status;
+  const status = httpStatusOf(err) ?? (err as { status?: unknown }).status;
   return typeof status === 'number' && status >= 500;
 };
 
 /** A local project name claims it in a virtual repository: the members' local repositories holding it. */
-async function claimedLocally(members: FormatContext[], project: string): Promise<boolean> {
+async function claimedLocally(members: RepositoryHandle[], project: string): Promise<boolean> {
   for (const m of members)
     if (m.repository.rclass === 'local' && (await m.list(`packages/${project}`)).length > 0) return true;
   return false;
 }
 
-async function pypiMembers(ctx: FormatContext): Promise<FormatContext[]> {
+async function pypiMembers(ctx: RepositoryHandle): Promise<RepositoryHandle[]> {
   return (await ctx.members()).filter((m) => m.repository.packageType === ctx.repository.packageType);
 }
 
 /** The links of a project in any repository class, or null when no one has it. */
 export async function projectLinks(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   project: string,
   linkBase: string,
 ): Promise<DistLink[] | null> {
@@ -194,7 +200,7 @@ export async function projectLinks(
   return found ? [...merged.values()] : null;
 }
 
-async function projectNames(ctx: FormatContext): Promise<string[]> {
+async function projectNames(ctx: RepositoryHandle): Promise<string[]> {
   if (ctx.repository.rclass === 'local')
     return (await ctx.list('packages')).filter((c) => c.folder).map((c) => c.name);
   if (ctx.repository.rclass === 'remote') {
@@ -221,7 +227,7 @@ const PAGE_CACHE_MAX = 10_000;
 const pages = new Map<string, { gen: number; at: number; body: string | null }>();
 
 async function cachedPage(
-  ctx: FormatContext,
+  ctx: RequestContext,
   key: string,
   render: () => Promise<string | null>,
 ): Promise<string | null> {
@@ -238,7 +244,7 @@ async function cachedPage(
   return body;
 }
 
-export async function serveRoot(req: FormatRequest, reply: FastifyReply, ctx: FormatContext) {
+export async function serveRoot(req: FormatRequest, reply: FastifyReply, ctx: RequestContext) {
   const kind = negotiate(req.headers.accept as string | undefined, req.query.format);
   if (!kind) return pypiError(reply, 406, 'Not acceptable: this index serves PEP 691 JSON and PEP 503 HTML');
   await ctx.authorize('read', '');
@@ -252,7 +258,7 @@ export async function serveRoot(req: FormatRequest, reply: FastifyReply, ctx: Fo
 export async function serveProject(
   req: FormatRequest,
   reply: FastifyReply,
-  ctx: FormatContext,
+  ctx: RequestContext,
   project: string,
 ) {
   const kind = negotiate(req.headers.accept as string | undefined, req.query.format);
@@ -275,7 +281,7 @@ export async function serveProject(
  * the upstream page does not list it.
  */
 async function externalFile(
-  ctx: FormatContext,
+  ctx: RepositoryHandle,
   project: string,
   filename: string,
 ): Promise<FormatFile | null> {
@@ -306,7 +312,7 @@ async function externalFile(
 /** GET of `.pypi-external/{project}/{file}` on a remote, or through a virtual's remote members. */
 export async function serveExternal(
   reply: FastifyReply,
-  ctx: FormatContext,
+  ctx: RequestContext,
   project: string,
   filename: string,
 ): Promise<FastifyReply> {
@@ -328,7 +334,7 @@ export async function serveExternal(
     if (member.repository.rclass !== 'remote') continue;
     try {
       const file = await externalFile(member, project, filename);
-      if (file) return member.send(reply, file);
+      if (file) return ctx.send(reply, file);
     } catch (err) {
       if (!isServerError(err)) throw err;
     }

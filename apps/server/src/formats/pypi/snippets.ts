@@ -40,9 +40,3 @@ export function pypiSnippets({ baseUrl, repository, username }: SnippetInput): S
     );
   return snippets;
 }
-
-/** `pip install NAME` or `pip install NAME==VERSION`. */
-export function pypiInstallCommand({ packageName, version }: SnippetInput): string | null {
-  if (!packageName) return null;
-  return version ? `pip install ${packageName}==${version}` : `pip install ${packageName}`;
-}

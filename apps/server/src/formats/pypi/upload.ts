@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { FormatContext, FormatRequest } from '../sdk/format.ts';
+import type { FormatRequest, RequestContext } from '../sdk/format.ts';
 import { DistributionError, LIMITS } from './archive.ts';
 import { first, toPackageMetadata, validateDistribution } from './metadata.ts';
 import { boundaryOf, DEFAULT_LIMITS, MultipartError, readMultipart } from './multipart.ts';
@@ -17,7 +17,7 @@ const alreadyExists = (filename: string, key: string) =>
  * archive whose core metadata matches its file name and the form) before anything is stored; an
  * existing file is never replaced. A wheel's METADATA is stored beside it as its PEP 658 file.
  */
-export async function handleUpload(req: FormatRequest, reply: FastifyReply, ctx: FormatContext) {
+export async function handleUpload(req: FormatRequest, reply: FastifyReply, ctx: RequestContext) {
   const key = ctx.repository.key;
   if (ctx.repository.rclass === 'remote')
     return pypiError(reply, 405, `Remote repository '${key}' does not accept uploads`);

@@ -40,6 +40,19 @@ export function describeFormatConformance(format: PackageFormat, fixtures: Confo
       expect(snippets.some((s) => s.code.includes('conformance-repo'))).toBe(true);
     });
 
+    if (format.installCommand) {
+      const installCommand = format.installCommand;
+      it('issue 13 §3: the install command names the package, and its version when given', () => {
+        const latest = installCommand({ name: 'conformance-pkg' });
+        const versioned = installCommand({ name: 'conformance-pkg', version: '1.2.3' });
+        expect(latest).toContain('conformance-pkg');
+        expect(latest).not.toContain('1.2.3');
+        expect(versioned).toContain('conformance-pkg');
+        expect(versioned).toContain('1.2.3');
+        expect(installCommand({ name: 'conformance-pkg', version: null })).toBe(latest);
+      });
+    }
+
     if (format.classes.includes('remote')) {
       it('maps a repository path to a URL under the upstream', () => {
         const url = format.upstreamUrl?.('https://upstream.example.com/base/', 'a/b/c.txt');

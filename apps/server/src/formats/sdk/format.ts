@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Logger } from 'pino';
+import type { Config } from '../../config/index.ts';
+import type { Jobs } from '../../platform/jobs/index.ts';
 
 /**
  * The format interface (DESIGN.md "Package formats"): one object per package format, living in
@@ -47,6 +49,32 @@ export interface SnippetInput {
   username?: string;
   packageName?: string;
   version?: string;
+}
+
+/** A package an install command names: the command without a version installs the latest. */
+export interface InstallCommandInput {
+  name: string;
+  version?: string | null;
+}
+
+/** One layer of an image as the console's Layers tab shows it (spec 001 §7 `docker layers`). */
+export interface ImageLayer {
+  index: number;
+  digest: string;
+  size: number;
+  mediaType: string;
+  /** the command of the config's history entry that made the layer */
+  command: string | null;
+}
+
+/** A version's format-specific details (`PackageFormat.versionDetails`); each kind optional. */
+export interface VersionDetails {
+  /** an image's layers, from its manifest and config; `totalSize` counts the config too */
+  layers?: {
+    layers: ImageLayer[];
+    totalSize: number;
+    config: { digest: string; size: number } | null;
+  };
 }
 
 export interface Snippet {
@@ -111,7 +139,7 @@ export interface DeployOptions {
   spooled?: SpooledBytes;
 }
 
-/** Bytes `FormatContext.spool` put in the blob store, not yet a file anywhere (e.g. an OCI upload in progress). */
+/** Bytes `RepositoryHandle.spool` put in the blob store, not yet a file anywhere (e.g. an OCI upload in progress). */
 export interface SpooledBytes {
   readonly sha256: string;
   readonly size: number;
@@ -171,23 +199,26 @@ export interface UpstreamCheckContext {
   ): Promise<{ status: number; headers: Headers; body: Buffer }>;
 }
 
+/** The server settings formats read (issue 13 §2: given explicitly, never the server's whole config). */
+export type FormatSettings = Readonly<
+  Pick<Config, 'npmPublishMaxBytes' | 'ociGcIntervalSecs' | 'ociGcGraceSecs' | 'ociUploadExpirySecs'>
+>;
+
 /**
- * What the core hands a format for one client request on one repository: reach the core only
- * through this, never the database. Every file operation checks the caller's permission on the
- * canonical path and throws the core's domain errors (401/403/404/409) — catch them to answer in
- * the client's own error shape.
+ * One repository as the core hands it to a format, usable with or without a client request (a job,
+ * `afterChange`): reach the core only through this, never the database. It acts as one principal —
+ * a request's caller, or for the server's own work `_system` with every permission. Every file
+ * operation checks that principal's permission on the canonical path and throws the core's domain
+ * errors (`platform/errors.ts`: UnauthorizedError, ForbiddenError, NotFoundError, ConflictError, …):
+ * catch them, by class or by `httpStatusOf` (`platform/http/error-status.ts`), to answer in the
+ * client's own error shape.
  */
-export interface FormatContext {
-  /** The running server (for formats that also serve routes outside /repository/, e.g. OCI /v2/). */
-  app: FastifyInstance;
+export interface RepositoryHandle {
   repository: FormatRepository;
-  /** Public base URL of the server for this request, no trailing slash (`http://host:8080`). */
-  baseUrl: string;
-  /** `${baseUrl}/repository/${key}` */
-  repositoryUrl: string;
-  principal: FormatPrincipal | null;
   log: Logger;
-  /** Throws 401 (anonymous), 403 or 404 (repository hidden) unless the caller may. */
+  /** The server settings formats read. */
+  settings: FormatSettings;
+  /** Throws 401 (anonymous), 403 or 404 (repository hidden) unless the acting principal may. */
   authorize(action: FormatAction, path: string): Promise<void>;
   can(action: FormatAction, path: string): Promise<boolean>;
   /** A file stored in this repository (local, or a remote's cache), no upstream, no permission check. */
@@ -216,10 +247,10 @@ export interface FormatContext {
     opts?: { expected?: DeployOptions['expected'] },
   ): Promise<SpooledBytes>;
   /**
-   * Stores files whose content is already stored, each the same bytes as a file this context handed
-   * out (`sameAs`): no bytes read, all in one transaction (write permission; delete to replace other
-   * content). A path already holding the same content and properties is left as it is. E.g. an OCI
-   * tag's `manifest.json` and layer files.
+   * Stores files whose content is already stored, each the same bytes as a file this handle (or
+   * another the core gave) handed out (`sameAs`): no bytes read, all in one transaction (write
+   * permission; delete to replace other content). A path already holding the same content and
+   * properties is left as it is. E.g. an OCI tag's `manifest.json` and layer files.
    */
   link(
     files: {
@@ -235,14 +266,17 @@ export interface FormatContext {
    * permission on `path`); null when the blob store no longer has them.
    */
   respool(path: string, sha256: string): Promise<SpooledBytes | null>;
-  /** Deletes a file or folder (delete permission); the number of files removed. */
+  /**
+   * Deletes a file or folder (delete permission); the number of files removed. The format's own
+   * change: its `afterChange` is not called for it.
+   */
   delete(path: string): Promise<number>;
   /** Replaces a stored file's properties (annotate permission). */
   setProperties(path: string, properties: Record<string, string[]>): Promise<void>;
-  /** virtual: contexts of the members the caller may read, in resolution order (nested virtuals flattened). */
-  members(): Promise<FormatContext[]>;
+  /** virtual: handles of the members the acting principal may read, in resolution order (nested virtuals flattened). */
+  members(): Promise<RepositoryHandle[]>;
   /** Where a deploy to this repository lands (itself; a virtual's default deployment repository). */
-  deployContext(): Promise<FormatContext>;
+  deployContext(): Promise<RepositoryHandle>;
   /** remote: GET from the upstream (path relative to the remote URL, or an absolute URL on the upstream's origin), through the outbound client, credentials only to the upstream's origin. `method: 'POST'` with a `body` forwards a client's query (npm audit). */
   upstream(
     pathOrUrl: string,
@@ -256,43 +290,88 @@ export interface FormatContext {
   ): Promise<UpstreamResponse>;
   /** Stores bytes fetched from the upstream in the remote's cache at `path` (no permission check: the cache is the server's). */
   cache(path: string, source: Readable | Buffer, opts?: DeployOptions): Promise<FormatFile>;
-  /** Runs `fn` while holding a cluster-wide lock named `name` (e.g. one package's metadata). */
+  /**
+   * Runs `fn` while holding the lock `name` of this repository (e.g. one package's metadata),
+   * cluster-wide: one holder at a time across every node (a PostgreSQL advisory lock; on embedded
+   * PGlite, one process, an in-process queue). Released when `fn` settles. Do not take another lock
+   * inside `fn`.
+   */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /**
    * A counter that moves whenever an artifact changes on this node: a format's in-memory documents
    * are fresh while it stands still (other nodes' changes: keep such documents at most a second).
    */
   generation?(): number;
+}
+
+/**
+ * A repository's handle for one client request (the `handle` hook, a format's own routes): the
+ * handle acting as the request's caller, and what answering the client needs.
+ */
+export interface RequestContext extends RepositoryHandle {
+  /** Public base URL of the server for this request, no trailing slash (`http://host:8080`). */
+  baseUrl: string;
+  /** `${baseUrl}/repository/${key}` */
+  repositoryUrl: string;
+  /** The caller (null: anonymous). */
+  principal: FormatPrincipal | null;
   /** Sends a stored file as the client's download (ETag, ranges, checksum headers, inert content). */
   send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply>;
   /** A client's own login protocol (`npm login`): the user when name and password are right (throttled, audited). */
   login(name: string, password: string): Promise<FormatPrincipal | null>;
   /** Revokes the access token the caller authenticated with (`npm logout`); false when the caller used none. */
-  revokeCallerToken?(): Promise<boolean>;
+  revokeCallerToken(): Promise<boolean>;
   /** A new revocable access token for `principal` (default: the caller), e.g. the answer to `npm login`. */
   issueToken(opts: {
     description: string;
     expiresInSecs?: number;
     principal?: FormatPrincipal;
   }): Promise<{ token: string; expiresInSecs: number | null }>;
+  /**
+   * A browser sign-in for a command-line client (npm's web login): a session the user confirms on the
+   * console's page at `url` (this server's own, absolute), and its secret id the client polls with.
+   */
+  openCliLogin(client: string): Promise<{ session: string; url: string }>;
+  /**
+   * The state of a session `openCliLogin` opened: `pending` until the user confirms; then, once, the
+   * confirming user's new access token; null when unknown or expired.
+   */
+  pollCliLogin(
+    session: string,
+  ): Promise<{ status: 'pending' } | { status: 'confirmed'; username: string; token: string } | null>;
 }
 
-/** Builds the FormatContext of a repository for a request a format's own routes received (OCI `/v2/…`). */
-export interface FormatContextFactory {
-  (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    repoKey: string,
-    /** `system`: the server's own jobs (e.g. OCI garbage collection) act with every permission, whoever the request's caller */
-    opts?: { system?: boolean },
-  ): Promise<FormatContext | null>;
-  /** Keys of every repository (of one package type when given), e.g. for OCI `_catalog`: ask each context's `can` before showing one. */
-  repositoryKeys?(packageType?: string): Promise<string[]>;
+/** A recurring job a format runs (the core's jobs facility, `platform/jobs`). */
+export type FormatJobs = Pick<Jobs, 'recurring'>;
+
+/**
+ * What the core hands a format at boot for the routes it serves outside `/repository/{key}/` and its
+ * background work (OCI `/v2/`, garbage collection): explicit services, never the server itself.
+ */
+export interface FormatCore {
+  /** The request context of repository `repoKey` for a request one of the format's routes received; null when there is none. */
+  requestContext(request: FastifyRequest, repoKey: string): Promise<RequestContext | null>;
   /**
-   * A repository's context for the server's own jobs (OCI garbage collection), with no request: every
-   * permission, recorded as `_system`; what needs a caller (`send`, `login`, tokens) is refused.
+   * A repository's handle for the server's own work (jobs, an admin's maintenance call), with no
+   * request: every permission, recorded as `_system`.
    */
-  system?(repoKey: string): Promise<FormatContext | null>;
+  systemHandle(repoKey: string): Promise<RepositoryHandle | null>;
+  /** Keys of every repository (of one package type when given), e.g. for OCI `_catalog`: ask each handle's `can` before showing one. */
+  repositoryKeys(packageType?: string): Promise<string[]>;
+  /** The server settings formats read. */
+  settings: FormatSettings;
+  /**
+   * The server's temporary area (`$GRANARY_HOME/tmp`, the file system of the blob store's own
+   * temporary files; kept across restarts): a format keeps files in progress in a folder of its own
+   * there (e.g. `oci-uploads/`).
+   */
+  tempDir: string;
+  /** Registers the format's recurring jobs (started once the server is ready, stopped when it closes). */
+  jobs: FormatJobs;
+  /** The core's limits for upload routes (slow clients, uploads per address): an `onRequest` hook for the format's upload routes. */
+  uploadLimits: onRequestHookHandler;
+  /** The server's clock (epoch ms) for expiries; tests move it instead of sleeping. */
+  now: () => number;
 }
 
 /** An error as the core describes it, for a format to render in its client's shape. */
@@ -303,8 +382,9 @@ export interface FormatError {
 }
 
 /**
- * Files the core changed in a repository outside its format's `handle` (the console's tree browser,
- * `/api/copy`, `/api/move`, a DELETE the format left to the core): repository paths, no leading slash.
+ * Files the core changed in a repository other than through its format's own handle (the console's
+ * tree browser, `/api/copy`, `/api/move`, a DELETE the format left to the core): repository paths, no
+ * leading slash.
  */
 export interface PathsChange {
   /** Files or folders removed (a folder: everything that was below it; a move's sources). */
@@ -339,8 +419,18 @@ export interface PackageFormat {
   extractMetadata(file: StoredFile): Promise<PackageMetadata | null>;
   /** Set Me Up snippets for a repository of this format. */
   snippets(input: SnippetInput): Snippet[];
-  /** The install command for one package (spec 001 §3 install commands). */
-  installCommand(input: SnippetInput): string | null;
+  /**
+   * The install command of a package, with its version when given (spec 001 §3 install commands): a
+   * pure function (`formats/<id>/install-command.ts`) the core calls for GraphQL's `installCommand`
+   * fields, which the console shows. Absent, or null: the type has no install command.
+   */
+  installCommand?(pkg: InstallCommandInput): string | null;
+  /**
+   * What only the format can read from a version's stored files, for the console's version view
+   * (issue 13 §3), e.g. an image's layers: `path` is the version's lead file or folder, which the caller
+   * may read (checked by the core). Null when the format has nothing for it.
+   */
+  versionDetails?(repo: RepositoryHandle, path: string): Promise<VersionDetails | null>;
   /**
    * A generated client configuration document (Maven's `settings.xml`, a POM's `distributionManagement`)
    * by name, for the console's Set Me Up calls; `repositories` maps roles (release, snapshot, …) to keys.
@@ -354,7 +444,7 @@ export interface PackageFormat {
    * lower-cased path: npm's `.npm/**` records, PyPI's `.pypi-external/**`. The generic APIs never show
    * them (storage info and listings, folder pages, the tree browser's calls, search, folder archives)
    * nor write them (`/api/copy`, `/api/move`, properties, PUT/DELETE the format leaves to the core);
-   * the format itself reaches them through its `FormatContext` as any other path.
+   * the format itself reaches them through its `RepositoryHandle` as any other path.
    */
   readonly internalPaths?: readonly string[];
   /**
@@ -363,25 +453,27 @@ export interface PackageFormat {
    * stored files, folder listings). Errors thrown are the core's envelope unless the format renders
    * its client's own shape.
    */
-  handle?(request: FormatRequest, reply: FastifyReply, ctx: FormatContext): Promise<boolean>;
+  handle?(request: FormatRequest, reply: FastifyReply, ctx: RequestContext): Promise<boolean>;
   /**
-   * Routes a format serves outside `/repository/{key}/` (OCI's `/v2/`), registered once at boot. They
-   * declare their access in route config like every route; `contexts` gives a repository's FormatContext.
+   * Routes a format serves outside `/repository/{key}/` (OCI's `/v2/`) and its background jobs,
+   * registered once at boot. `app` is only a place to register routes on (they declare their access
+   * in route config like every route); everything else comes from `core`.
    */
-  routes?(app: FastifyInstance, contexts: FormatContextFactory): Promise<void>;
+  routes?(app: FastifyInstance, core: FormatCore): Promise<void>;
   /**
    * The body of an error answer on this format's client endpoint (npm `{error}`), including 401s
    * from authentication. Headers may be set on `reply`. Default: the core's `{errors: [...]}`.
    */
   errorBody?(error: FormatError, reply: FastifyReply): unknown;
   /**
-   * After the core committed a change the format did not make itself (`PathsChange`), on a local
-   * repository or a remote's cache: regenerate what the format derives from stored files (Maven's
-   * maven-metadata.xml), serialised with its own writes through `ctx.withLock`. The context acts as the
-   * server (every permission, recorded as `_system`); the user's operation has already succeeded, so
-   * an error thrown here is only logged.
+   * After the repositories service committed a change the format did not make itself (`PathsChange`:
+   * a delete, copy or move, whatever route asked for it), on a local repository or a remote's cache:
+   * regenerate what the format derives from stored files (Maven's maven-metadata.xml), serialised with
+   * its own writes through `repo.withLock`. The handle acts as the server (every permission, recorded
+   * as `_system`; no request); the user's operation has already succeeded, so an error thrown here is
+   * only logged.
    */
-  afterChange?(ctx: FormatContext, change: PathsChange): Promise<void>;
+  afterChange?(repo: RepositoryHandle, change: PathsChange): Promise<void>;
   /** remote: paths whose cached copy is revalidated after the retrieval cache period (index documents). Default: every path. */
   isMetadataPath?(path: string): boolean;
   /**

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { groupMembers, groups, loginThrottle, projectMembers, users } from './access.schema.ts';
 
 export type UserRow = typeof users.$inferSelect;
@@ -8,7 +9,7 @@ export type GroupRow = typeof groups.$inferSelect;
 const lowerName = (column: typeof users.name | typeof groups.name, name: string) =>
   eq(sql`lower(${column})`, name.toLowerCase());
 
-export async function findUserByName(db: Db, name: string): Promise<UserRow | undefined> {
+export async function findUserByName(db: Executor, name: string): Promise<UserRow | undefined> {
   const rows = await db.select().from(users).where(lowerName(users.name, name)).limit(1);
   return rows[0];
 }
@@ -32,13 +33,13 @@ export async function insertUserIfAbsent(
   return rows.length > 0;
 }
 
-export async function insertUser(db: Db, user: typeof users.$inferInsert): Promise<UserRow> {
+export async function insertUser(db: Executor, user: typeof users.$inferInsert): Promise<UserRow> {
   const rows = await db.insert(users).values(user).returning();
   return rows[0]!;
 }
 
 export async function updateUserRow(
-  db: Db,
+  db: Executor,
   id: string,
   set: Partial<typeof users.$inferInsert>,
 ): Promise<void> {
@@ -48,7 +49,7 @@ export async function updateUserRow(
     .where(eq(users.id, id));
 }
 
-export async function deleteUserRow(db: Db, user: UserRow): Promise<void> {
+export async function deleteUserRow(db: Executor, user: UserRow): Promise<void> {
   await db
     .delete(projectMembers)
     .where(and(eq(projectMembers.kind, 'user'), eq(projectMembers.name, user.name.toLowerCase())));
@@ -76,12 +77,12 @@ export async function groupsOfUser(db: Db, userId: string): Promise<GroupRow[]> 
   return rows.map((r) => r.group);
 }
 
-export async function findGroupByName(db: Db, name: string): Promise<GroupRow | undefined> {
+export async function findGroupByName(db: Executor, name: string): Promise<GroupRow | undefined> {
   const rows = await db.select().from(groups).where(lowerName(groups.name, name)).limit(1);
   return rows[0];
 }
 
-export async function findGroupsByNames(db: Db, names: string[]): Promise<GroupRow[]> {
+export async function findGroupsByNames(db: Executor, names: string[]): Promise<GroupRow[]> {
   if (names.length === 0) return [];
   return db
     .select()
@@ -94,7 +95,7 @@ export async function findGroupsByNames(db: Db, names: string[]): Promise<GroupR
     );
 }
 
-export async function findUsersByNames(db: Db, names: string[]): Promise<UserRow[]> {
+export async function findUsersByNames(db: Executor, names: string[]): Promise<UserRow[]> {
   if (names.length === 0) return [];
   return db
     .select()
@@ -107,17 +108,17 @@ export async function findUsersByNames(db: Db, names: string[]): Promise<UserRow
     );
 }
 
-export async function autoJoinGroups(db: Db): Promise<GroupRow[]> {
+export async function autoJoinGroups(db: Executor): Promise<GroupRow[]> {
   return db.select().from(groups).where(eq(groups.autoJoin, true));
 }
 
-export async function setUserGroups(db: Db, userId: string, groupIds: string[]): Promise<void> {
+export async function setUserGroups(db: Executor, userId: string, groupIds: string[]): Promise<void> {
   await db.delete(groupMembers).where(eq(groupMembers.userId, userId));
   if (groupIds.length > 0)
     await db.insert(groupMembers).values(groupIds.map((groupId) => ({ groupId, userId })));
 }
 
-export async function setGroupMembers(db: Db, groupId: string, userIds: string[]): Promise<void> {
+export async function setGroupMembers(db: Executor, groupId: string, userIds: string[]): Promise<void> {
   await db.delete(groupMembers).where(eq(groupMembers.groupId, groupId));
   if (userIds.length > 0)
     await db.insert(groupMembers).values(userIds.map((userId) => ({ groupId, userId })));
@@ -137,19 +138,19 @@ export async function listGroupRows(db: Db): Promise<GroupRow[]> {
   return db.select().from(groups).orderBy(groups.name);
 }
 
-export async function insertGroup(db: Db, group: typeof groups.$inferInsert): Promise<GroupRow> {
+export async function insertGroup(db: Executor, group: typeof groups.$inferInsert): Promise<GroupRow> {
   return (await db.insert(groups).values(group).returning())[0]!;
 }
 
 export async function updateGroupRow(
-  db: Db,
+  db: Executor,
   id: string,
   set: Partial<typeof groups.$inferInsert>,
 ): Promise<void> {
   await db.update(groups).set(set).where(eq(groups.id, id));
 }
 
-export async function deleteGroupRow(db: Db, group: GroupRow): Promise<void> {
+export async function deleteGroupRow(db: Executor, group: GroupRow): Promise<void> {
   await db
     .delete(projectMembers)
     .where(and(eq(projectMembers.kind, 'group'), eq(projectMembers.name, group.name.toLowerCase())));

@@ -2,6 +2,7 @@ import { desc } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
 import { auditEvents } from './access.schema.ts';
+import type { RequestMeta } from './context.ts';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
 
@@ -13,6 +14,11 @@ export interface AuditEntry {
   ip?: string | null;
   requestId?: string | null;
   details?: Record<string, unknown>;
+}
+
+/** Who made a request and from where, as an audit entry records it (spread into `Audit.record`). */
+export function auditOf(meta: RequestMeta) {
+  return { actor: meta.principal?.name ?? null, ip: meta.ip, requestId: meta.requestId };
 }
 
 /** Every security event goes to security.log and to the audit table: who, what, from where, result, request id. */

@@ -19,6 +19,8 @@ function cookieOf(res: { headers: Record<string, unknown> }): string {
   const m = new RegExp(`${SESSION_COOKIE}=([^;]*)`).exec(set);
   return m ? `${SESSION_COOKIE}=${m[1]}` : '';
 }
+/** A new session's cookie: 32 random bytes, base64url. */
+const NEW_SESSION = new RegExp(`^${SESSION_COOKIE}=[\\w-]{43}$`);
 
 describe(`console sessions, lockout and MFA (${testEngine})`, () => {
   let t: TestApp;
@@ -76,7 +78,7 @@ describe(`console sessions, lockout and MFA (${testEngine})`, () => {
       url: `${V1}/access/auth/login`,
       payload: { username: 'gina', password: PW },
     });
-    expect(cookieOf(b)).not.toBe('');
+    expect(cookieOf(b)).toMatch(NEW_SESSION);
     expect(cookieOf(a)).not.toBe(cookieOf(b));
   });
 

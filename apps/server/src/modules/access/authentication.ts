@@ -7,7 +7,7 @@ import {
   SESSION_COOKIE,
 } from '@granary/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../platform/errors.ts';
 import type { AccessContext } from './context.ts';
 import { readCookie } from './cookies.ts';
 import { TOKEN_PREFIX } from './crypto.ts';

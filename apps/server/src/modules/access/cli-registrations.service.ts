@@ -10,8 +10,9 @@ import {
   type CliSessionInfo,
   type CliSessionPoll,
 } from '@granary/contracts';
-import { ForbiddenError, NotFoundError } from '../../platform/http/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../platform/errors.ts';
 import { findUserById } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import {
   confirmCliRegistration,
   deleteCliRegistration,
@@ -31,7 +32,7 @@ import {
   USER_SCOPE,
 } from './token-scope.ts';
 import { insertToken } from './tokens.queries.ts';
-import { auditOf, principalOf } from './users.service.ts';
+import { principalOf } from './users.service.ts';
 
 async function defaultExpiry(ctx: AccessContext): Promise<Date | null> {
   const secs = (await ctx.settings.get()).tokenDefaultExpirySecs;

@@ -1,10 +1,12 @@
 import type { FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { readOtp } from './authentication.ts';
+import { openCliSession, pollCliSession } from './cli-registrations.service.ts';
 import { type AccessContext, requestMeta } from './context.ts';
 import { checkPassword, requireFreshOtp } from './login.service.ts';
 import { formatTokenScope, fullScopeOf } from './token-scope.ts';
-import { createAccessToken } from './tokens.service.ts';
+import { createAccessToken, revokeToken } from './tokens.service.ts';
 import { principalOf } from './users.service.ts';
 
 /**
@@ -20,6 +22,19 @@ export interface ClientCredentials {
     principal: Principal,
     opts: { description: string; expiresInSecs?: number },
   ): Promise<{ token: string; expiresInSecs: number | null }>;
+  /**
+   * Revokes the access token the request's caller authenticated with (`npm logout`), as
+   * `DELETE /api/security/tokens/{id}` would for that caller (owner check, credential caches cleared,
+   * audited); false when it used none, or a read-only token (which changes nothing).
+   */
+  revokeCallerToken(request: FastifyRequest): Promise<boolean>;
+  /** Opens a CLI sign-in session (`POST /api/security/cli-registrations`): its secret id and the console page that confirms it. */
+  openCliLogin(request: FastifyRequest, client: string): Promise<{ session: string; url: string }>;
+  /** Polls a CLI sign-in session (`GET /api/security/cli-registrations/{session}`): pending, the token once, or null (unknown, expired, taken). */
+  pollCliLogin(
+    request: FastifyRequest,
+    session: string,
+  ): Promise<{ status: 'pending' } | { status: 'confirmed'; username: string; token: string } | null>;
 }
 
 /** Requests whose caller proved a fresh one-time code at login: the token they get needs no second one. */
@@ -55,6 +70,33 @@ export function clientCredentials(ctx: AccessContext): ClientCredentials {
         { otpVerified: steppedUp.has(request) },
       );
       return { token: answer.access_token, expiresInSecs: answer.expires_in ?? null };
+    },
+    async revokeCallerToken(request) {
+      const caller = request.principal;
+      if (!caller?.tokenId || caller.scope?.readOnly) return false;
+      try {
+        await revokeToken(ctx, requestMeta(request, ctx.baseUrl), caller.tokenId);
+        return true;
+      } catch (err) {
+        if (err instanceof NotFoundError) return false;
+        throw err;
+      }
+    },
+    async openCliLogin(request, client) {
+      // The route's rule for the client's name: trimmed, at most 100 characters.
+      const name = client.trim().slice(0, 100) || undefined;
+      const opened = await openCliSession(ctx, requestMeta(request, ctx.baseUrl), name);
+      return { session: opened.session, url: opened.url };
+    },
+    async pollCliLogin(request, session) {
+      try {
+        const answer = await pollCliSession(ctx, requestMeta(request, ctx.baseUrl), session);
+        if (answer.status === 'pending') return { status: 'pending' };
+        return { status: 'confirmed', username: answer.username, token: answer.access_token };
+      } catch (err) {
+        if (err instanceof NotFoundError) return null;
+        throw err;
+      }
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { Group, GroupWrite } from '@granary/contracts';
 import { userNameSchema } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
-import { InvalidError, NotFoundError, validField } from '../../platform/http/errors.ts';
+import { InvalidError, NotFoundError, validField } from '../../platform/errors.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import {
   deleteGroupRow,
   findGroupByName,
@@ -13,9 +14,9 @@ import {
   setGroupMembers,
   updateGroupRow,
 } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
 import { removePrincipalFromTargets } from './permissions.service.ts';
-import { auditOf } from './users.service.ts';
 
 async function toGroup(db: Db, row: GroupRow): Promise<Group> {
   return {
@@ -42,7 +43,7 @@ export function listGroups(ctx: AccessContext): Promise<GroupRow[]> {
   return listGroupRows(ctx.db);
 }
 
-async function userIds(db: Db, names: string[]): Promise<string[]> {
+async function userIds(db: Executor, names: string[]): Promise<string[]> {
   const found = await findUsersByNames(db, names);
   const missing = names.filter((n) => !found.some((u) => u.name.toLowerCase() === n.toLowerCase()));
   if (missing.length > 0) throw new InvalidError(`Unknown user: ${missing.join(', ')}`);
@@ -61,7 +62,7 @@ export async function putGroup(
     throw new InvalidError('The name in the body differs from the name in the path');
   let created = false;
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     let row = await findGroupByName(db, name);
     if (!row) {
       created = true;
@@ -93,7 +94,7 @@ export async function putGroup(
 export async function deleteGroup(ctx: AccessContext, meta: RequestMeta, name: string): Promise<void> {
   const row = await requireGroup(ctx.db, name);
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     await deleteGroupRow(db, row);
     await removePrincipalFromTargets(db, 'groups', row.name);
   });

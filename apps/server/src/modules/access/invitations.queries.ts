@@ -1,15 +1,16 @@
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { invitations } from './access.schema.ts';
 
 export type InvitationRow = typeof invitations.$inferSelect;
 
-export async function insertInvitation(db: Db, row: typeof invitations.$inferInsert): Promise<void> {
+export async function insertInvitation(db: Executor, row: typeof invitations.$inferInsert): Promise<void> {
   await db.insert(invitations).values(row);
 }
 
 /** Earlier pending invitations of the address stop working (only the newest link does), and expired ones go. */
-export async function deletePendingInvitations(db: Db, email: string, now: Date): Promise<void> {
+export async function deletePendingInvitations(db: Executor, email: string, now: Date): Promise<void> {
   await db
     .delete(invitations)
     .where(and(sql`lower(${invitations.email}) = ${email.toLowerCase()}`, isNull(invitations.usedAt)));

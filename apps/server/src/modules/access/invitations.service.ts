@@ -10,9 +10,10 @@ import {
   type InvitationVerifyResponse,
   type InvitedSetPassword,
 } from '@granary/contracts';
-import type { Db } from '../../platform/db/index.ts';
-import { ConflictError, DomainError, InvalidError } from '../../platform/http/errors.ts';
+import { ConflictError, InvalidError, UpstreamError } from '../../platform/errors.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { findUserByName } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import { type AccessContext, logUntrustedBase, type RequestMeta } from './context.ts';
 import { randomSecret, sha256 } from './crypto.ts';
 import {
@@ -24,7 +25,7 @@ import {
 } from './invitations.queries.ts';
 import { type SessionGrant, startSession } from './login.service.ts';
 import { mailConfigured, sendMail } from './mail.service.ts';
-import { auditOf, checkPasswordPolicy, createUser } from './users.service.ts';
+import { checkPasswordPolicy, createUser } from './users.service.ts';
 
 class InvalidInvitationError extends InvalidError {
   constructor() {
@@ -33,9 +34,9 @@ class InvalidInvitationError extends InvalidError {
 }
 
 /** 502: the mail server (upstream) did not take the mail: a fault for the admin to fix, not the caller's. */
-class MailFailedError extends DomainError {
+class MailFailedError extends UpstreamError {
   constructor() {
-    super(502, AccessErrorCode.MailFailed, ACCESS_MESSAGES.mailFailed);
+    super(ACCESS_MESSAGES.mailFailed, AccessErrorCode.MailFailed);
   }
 }
 
@@ -73,7 +74,7 @@ export async function inviteUser(
   const ttl = body.expiresInHours ? body.expiresInHours * 3_600_000 : INVITATION_TTL_MS;
   const expiresAt = new Date(now.getTime() + ttl);
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     await deletePendingInvitations(db, body.email, now);
     await insertInvitation(db, {
       tokenHash: sha256(token),

@@ -6,22 +6,23 @@ import {
   type UserData,
 } from '@granary/contracts';
 import { generateSecret, generateURI, verify as verifyOtp } from 'otplib';
+import { ForbiddenError, InvalidError, RateLimitedError, UnauthorizedError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { DomainError, ForbiddenError, InvalidError, UnauthorizedError } from '../../platform/http/errors.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
 import { initialAdminPasswordUnchanged } from './access.service.ts';
+import { auditOf } from './audit.service.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { spendVerification, verifyPassword } from './crypto.ts';
 import { isProjectAdmin } from './projects.service.ts';
 import { deleteSessionIfState } from './sessions.queries.ts';
 import { closeSession, openSession, resolveSession } from './sessions.service.ts';
 import { clearSignInFailures, lockedUntil, recordSignInFailure, signInKeys } from './throttle.service.ts';
-import { auditOf, passwordIsExpired, principalOf } from './users.service.ts';
+import { passwordIsExpired, principalOf } from './users.service.ts';
 
 /** 429 with `Retry-After`: the seconds until the lockout ends (issue 12 §23). */
-export class LockedOutError extends DomainError {
+export class LockedOutError extends RateLimitedError {
   constructor(until?: Date | null) {
-    super(429, AccessErrorCode.LockedOut, ACCESS_MESSAGES.lockedOut);
+    super(ACCESS_MESSAGES.lockedOut, AccessErrorCode.LockedOut);
     if (until)
       this.headers = { 'retry-after': String(Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000))) };
   }
@@ -32,14 +33,13 @@ export class BadCredentialsError extends UnauthorizedError {
   }
 }
 /** The password is right but expired: the console goes to change-password (spec 000 §8). */
-export class CredentialsExpiredError extends DomainError {
-  constructor(code: string = AccessErrorCode.CredentialsExpired) {
+export class CredentialsExpiredError extends ForbiddenError {
+  constructor(code: AccessErrorCode = AccessErrorCode.CredentialsExpired) {
     super(
-      403,
-      code,
       code === AccessErrorCode.PasswordExpired
         ? ACCESS_MESSAGES.passwordExpired
         : ACCESS_MESSAGES.credentialsExpired,
+      code,
     );
   }
 }
@@ -121,7 +121,7 @@ export async function checkPassword(
   return { ok: true, user };
 }
 
-function throwFor(check: Exclude<PasswordCheck, { ok: true }>, expiredCode: string): never {
+function throwFor(check: Exclude<PasswordCheck, { ok: true }>, expiredCode: AccessErrorCode): never {
   if (check.reason === 'locked') throw new LockedOutError(check.until);
   if (check.reason === 'password expired') throw new CredentialsExpiredError(expiredCode);
   throw new BadCredentialsError();
@@ -189,7 +189,7 @@ export async function consoleLogin(
   name: string,
   password: string,
   rememberMe: boolean,
-  expiredCode: string,
+  expiredCode: AccessErrorCode,
 ): Promise<SessionGrant> {
   const check = await checkPassword(ctx, meta, name, password, 'console');
   if (!check.ok) throwFor(check, expiredCode);

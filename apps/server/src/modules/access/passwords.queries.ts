@@ -1,10 +1,14 @@
 import { and, desc, eq, gt, isNull, lt } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { passwordResetKeys } from './access.schema.ts';
 
 export type ResetKeyRow = typeof passwordResetKeys.$inferSelect;
 
-export async function insertResetKey(db: Db, row: typeof passwordResetKeys.$inferInsert): Promise<void> {
+export async function insertResetKey(
+  db: Executor,
+  row: typeof passwordResetKeys.$inferInsert,
+): Promise<void> {
   await db.insert(passwordResetKeys).values(row);
 }
 
@@ -25,7 +29,11 @@ export async function findLiveResetKey(db: Db, keyHash: string, now: Date): Prom
 }
 
 /** Marks the key used; only one caller can win, the others get undefined. */
-export async function consumeResetKey(db: Db, keyHash: string, now: Date): Promise<ResetKeyRow | undefined> {
+export async function consumeResetKey(
+  db: Executor,
+  keyHash: string,
+  now: Date,
+): Promise<ResetKeyRow | undefined> {
   const rows = await db
     .update(passwordResetKeys)
     .set({ usedAt: now })
@@ -51,10 +59,10 @@ export async function latestResetKeyAt(db: Db, userId: string): Promise<Date | u
 }
 
 /** Earlier keys of the user stop working (only the newest link does), and expired keys go. */
-export async function deleteResetKeysOfUser(db: Db, userId: string): Promise<void> {
+export async function deleteResetKeysOfUser(db: Executor, userId: string): Promise<void> {
   await db.delete(passwordResetKeys).where(eq(passwordResetKeys.userId, userId));
 }
 
-export async function deleteExpiredResetKeys(db: Db, now: Date): Promise<void> {
+export async function deleteExpiredResetKeys(db: Executor, now: Date): Promise<void> {
   await db.delete(passwordResetKeys).where(lt(passwordResetKeys.expiresAt, now));
 }

@@ -23,6 +23,8 @@ function cookieOf(res: { headers: Record<string, unknown> }): string {
   const m = new RegExp(`${SESSION_COOKIE}=([^;]*)`).exec(String(res.headers['set-cookie'] ?? ''));
   return m ? `${SESSION_COOKIE}=${m[1]}` : '';
 }
+/** A new session's cookie: 32 random bytes, base64url. */
+const NEW_SESSION = new RegExp(`^${SESSION_COOKIE}=[\\w-]{43}$`);
 
 describe(`forgot, reset and change password (${testEngine})`, () => {
   let t: TestApp;
@@ -110,7 +112,7 @@ describe(`forgot, reset and change password (${testEngine})`, () => {
     expect(ok.json()).toMatchObject({ name: 'olga', anonymous: false, mfaStatus: 'NONE' });
     // signed in with rememberMe false: a browser-session cookie
     const cookie = cookieOf(ok);
-    expect(cookie).not.toBe('');
+    expect(cookie).toMatch(NEW_SESSION);
     expect(String(ok.headers['set-cookie'])).not.toMatch(/Max-Age/);
     expect((await t.app.inject({ url: `${V1}/ui/auth/current`, headers: { cookie } })).json().name).toBe(
       'olga',
@@ -216,7 +218,7 @@ describe(`forgot, reset and change password (${testEngine})`, () => {
     });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ name: 'rosa', anonymous: false });
-    expect(cookieOf(ok)).not.toBe('');
+    expect(cookieOf(ok)).toMatch(NEW_SESSION);
     expect(String(ok.headers['set-cookie'])).not.toMatch(/Max-Age/);
     expect((await login('rosa', NEW_PW)).statusCode).toBe(200);
   });

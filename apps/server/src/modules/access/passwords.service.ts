@@ -6,8 +6,10 @@ import {
   RESET_PASSWORD_PAGE,
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
-import { ForbiddenError, InvalidError } from '../../platform/http/errors.ts';
+import { ForbiddenError, InvalidError } from '../../platform/errors.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import { type AccessContext, logUntrustedBase, type RequestMeta } from './context.ts';
 import { hashPassword, randomSecret, sha256 } from './crypto.ts';
 import {
@@ -28,7 +30,7 @@ import {
 } from './passwords.queries.ts';
 import { deleteSessionsOfUser } from './sessions.queries.ts';
 import { clearAccountLocks } from './throttle.service.ts';
-import { auditOf, checkPasswordPolicy } from './users.service.ts';
+import { checkPasswordPolicy } from './users.service.ts';
 
 /** A new reset mail for the same user is sent at most this often (the answer stays the same). */
 export const RESET_MAIL_INTERVAL_MS = 60_000;
@@ -82,7 +84,7 @@ export async function forgotPassword(
 
   const key = randomSecret();
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     await deleteExpiredResetKeys(db, now);
     await deleteResetKeysOfUser(db, user.id);
     await insertResetKey(db, {
@@ -178,7 +180,7 @@ export async function resetPassword(
   }
   const passwordHash = await hashPassword(body.password);
   const spent = await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     const row = await consumeResetKey(db, sha256(key), new Date());
     if (!row || row.userId !== user.id) return false;
     await updateUserRow(db, user.id, { passwordHash, passwordChangedAt: new Date(), passwordExpired: false });

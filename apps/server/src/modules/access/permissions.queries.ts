@@ -1,10 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { permissionTargets } from './access.schema.ts';
 
 export type PermissionTargetRow = typeof permissionTargets.$inferSelect;
 
-export async function listTargetRows(db: Db): Promise<PermissionTargetRow[]> {
+export async function listTargetRows(db: Executor): Promise<PermissionTargetRow[]> {
   return db.select().from(permissionTargets).orderBy(permissionTargets.name);
 }
 
@@ -34,7 +35,7 @@ export async function deleteTargetRow(db: Db, id: string): Promise<void> {
   await db.delete(permissionTargets).where(eq(permissionTargets.id, id));
 }
 
-export async function updateTargetResources(db: Db, id: string, resources: unknown): Promise<void> {
+export async function updateTargetResources(db: Executor, id: string, resources: unknown): Promise<void> {
   await db
     .update(permissionTargets)
     .set({ resources, updatedAt: new Date() })

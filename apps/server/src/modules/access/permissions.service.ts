@@ -11,10 +11,12 @@ import {
   type RepositoryClass,
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
+import { InvalidError, NotFoundError, validField } from '../../platform/errors.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { InvalidError, NotFoundError, validField } from '../../platform/http/errors.ts';
 import { findGroupsByNames, findUsersByNames } from './access.queries.ts';
 import { antMatch } from './ant-pattern.ts';
+import { auditOf } from './audit.service.ts';
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
 import {
   deleteTargetRow,
@@ -24,7 +26,6 @@ import {
   updateTargetResources,
   upsertTarget,
 } from './permissions.queries.ts';
-import { auditOf } from './users.service.ts';
 
 const RESOURCE_KINDS = ['repo', 'build', 'releaseBundle'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
@@ -110,7 +111,7 @@ export async function deletePermissionTarget(
  * (re-saving one checks that every name exists). Names match case-insensitively.
  */
 export async function removePrincipalFromTargets(
-  db: Db,
+  db: Executor,
   kind: 'users' | 'groups',
   name: string,
 ): Promise<void> {

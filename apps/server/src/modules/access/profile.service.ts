@@ -5,15 +5,15 @@ import {
   type UserData,
   type UserProfileUpdate,
 } from '@granary/contracts';
-import type { Db } from '../../platform/db/index.ts';
-import { ForbiddenError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../platform/errors.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { findUserById, type UserRow, updateUserRow } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
 import { checkPassword, LockedOutError, requireFreshOtp, resetMfa, userDataOf } from './login.service.ts';
 import { formatTokenScope, fullScopeOf } from './token-scope.ts';
 import { insertToken, liveTokensOfKind, revokeTokensOfKind } from './tokens.queries.ts';
-import { auditOf } from './users.service.ts';
 
 /** The kind of access token an API key is (spec 001 §7): long-lived, personal, one per user. */
 export const API_KEY_KIND = 'apikey';
@@ -141,7 +141,7 @@ export async function issueApiKey(
   }
   const apiKey = randomSecret(TOKEN_PREFIX);
   const row = await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     await revokeTokensOfKind(db, user.id, API_KEY_KIND);
     return insertToken(db, {
       userId: user.id,

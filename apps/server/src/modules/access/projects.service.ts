@@ -9,9 +9,10 @@ import {
   type ProjectMember,
   type ProjectUpdate,
 } from '@granary/contracts';
+import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
 import { findGroupByName, findUserByName } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import {
   countProjects,
@@ -27,7 +28,6 @@ import {
   updateProjectRow,
   upsertMemberRow,
 } from './projects.queries.ts';
-import { auditOf } from './users.service.ts';
 
 export const PROJECT_ADMIN_ROLE = 'Project Admin';
 

@@ -4,10 +4,11 @@ import {
   ANONYMOUS_USER,
   type RegistrationRequest,
 } from '@granary/contracts';
-import { ConflictError, ForbiddenError, InvalidError } from '../../platform/http/errors.ts';
+import { ConflictError, ForbiddenError, InvalidError } from '../../platform/errors.ts';
 import { findUserByName } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
-import { auditOf, createUser } from './users.service.ts';
+import { createUser } from './users.service.ts';
 
 /**
  * `POST ui/auth/register` (spec 000 §2 "registration"): only while an admin turned self-registration

@@ -17,6 +17,7 @@ import {
 } from '@granary/contracts';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { auditOf } from './audit.service.ts';
 import { readOtp } from './authentication.ts';
 import { type AccessContext, requestMeta } from './context.ts';
 import { deleteGroup, getGroup, listGroups, putGroup } from './groups.service.ts';
@@ -30,7 +31,6 @@ import {
 import { publicSecurityConfig } from './settings.service.ts';
 import { createAccessToken, listTokens, revokeToken } from './tokens.service.ts';
 import {
-  auditOf,
   deleteUser,
   getUser,
   listUsers,

@@ -1,5 +1,6 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { sessions, users } from './access.schema.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
@@ -26,7 +27,7 @@ export async function deleteSessionRow(db: Db, id: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, id));
 }
 
-export async function deleteSessionsOfUser(db: Db, userId: string): Promise<void> {
+export async function deleteSessionsOfUser(db: Executor, userId: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.userId, userId));
 }
 

@@ -1,5 +1,5 @@
+import { ForbiddenError, InvalidError } from '../../platform/errors.ts';
 import type { Principal, PrincipalScope } from '../../platform/http/access-control.ts';
-import { ForbiddenError, InvalidError } from '../../platform/http/errors.ts';
 
 /**
  * An access token's scope (README "Token scopes"): space-separated items, Artifactory's

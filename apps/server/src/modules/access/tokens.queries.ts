@@ -1,10 +1,11 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import { accessTokens, users } from './access.schema.ts';
 
 export type TokenRow = typeof accessTokens.$inferSelect;
 
-export async function insertToken(db: Db, row: typeof accessTokens.$inferInsert): Promise<TokenRow> {
+export async function insertToken(db: Executor, row: typeof accessTokens.$inferInsert): Promise<TokenRow> {
   return (await db.insert(accessTokens).values(row).returning())[0]!;
 }
 
@@ -51,7 +52,7 @@ export async function liveTokensOfKind(db: Db, userId: string, kind: string): Pr
     .orderBy(desc(accessTokens.createdAt));
 }
 
-export async function revokeTokensOfKind(db: Db, userId: string, kind: string): Promise<number> {
+export async function revokeTokensOfKind(db: Executor, userId: string, kind: string): Promise<number> {
   const rows = await db
     .update(accessTokens)
     .set({ revokedAt: new Date() })

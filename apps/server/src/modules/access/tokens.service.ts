@@ -4,9 +4,10 @@ import type {
   TokenCreateResponse,
   TokenInfo,
 } from '@granary/contracts';
+import { ForbiddenError, InvalidError, NotFoundError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { ForbiddenError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
 import { findGroupsByNames, groupsOfUser } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import type { AccessContext, RequestMeta } from './context.ts';
 import { constantTimeEqual, randomSecret, sha256, TOKEN_PREFIX } from './crypto.ts';
 import { requireFreshOtp } from './login.service.ts';
@@ -27,7 +28,7 @@ import {
   revokeTokenRow,
   touchToken,
 } from './tokens.queries.ts';
-import { auditOf, passwordIsExpired, principalOf, requireUser } from './users.service.ts';
+import { passwordIsExpired, principalOf, requireUser } from './users.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -9,8 +9,9 @@ import {
   userNameSchema,
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
+import { ConflictError, InvalidError, NotFoundError, validField } from '../../platform/errors.ts';
+import type { Executor } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { ConflictError, InvalidError, NotFoundError, validField } from '../../platform/http/errors.ts';
 import {
   autoJoinGroups,
   deleteUserRow,
@@ -23,6 +24,7 @@ import {
   type UserRow,
   updateUserRow,
 } from './access.queries.ts';
+import { auditOf } from './audit.service.ts';
 import { type AccessContext, permissionsChanged, type RequestMeta } from './context.ts';
 import { hashPassword } from './crypto.ts';
 import { removePrincipalFromTargets } from './permissions.service.ts';
@@ -84,7 +86,7 @@ export async function listUsers(ctx: AccessContext): Promise<UserRow[]> {
   return listUserRows(ctx.db);
 }
 
-async function groupIds(db: Db, names: string[]): Promise<string[]> {
+async function groupIds(db: Executor, names: string[]): Promise<string[]> {
   const found = await findGroupsByNames(db, names);
   const missing = names.filter((n) => !found.some((g) => g.name.toLowerCase() === n.toLowerCase()));
   if (missing.length > 0) throw new InvalidError(`Unknown group: ${missing.join(', ')}`);
@@ -131,7 +133,7 @@ export async function createUser(
   checkPasswordPolicy(body.password, settings.passwordPolicy);
   const passwordHash = await hashPassword(body.password);
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     if (await findUserByName(db, name)) throw new ConflictError(`User '${name}' already exists`);
     const ids = await groupIds(db, body.groups ?? []);
     for (const g of await autoJoinGroups(db)) if (!ids.includes(g.id)) ids.push(g.id);
@@ -171,7 +173,7 @@ export async function updateUser(ctx: AccessContext, meta: RequestMeta, user: Us
     if (body.passwordExpired === undefined) set.passwordExpired = false;
   }
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     await updateUserRow(db, user.id, set);
     if (body.groups) await setUserGroups(db, user.id, await groupIds(db, body.groups));
   });
@@ -188,7 +190,7 @@ export async function deleteUser(ctx: AccessContext, meta: RequestMeta, name: st
   const user = await requireUser(ctx.db, name);
   await assertNotLastAdmin(ctx.db, user);
   await ctx.db.transaction(async (tx) => {
-    const db = tx as unknown as Db;
+    const db: Executor = tx;
     await deleteUserRow(db, user);
     await removePrincipalFromTargets(db, 'users', user.name);
   });
@@ -208,8 +210,4 @@ export async function unlockUser(ctx: AccessContext, meta: RequestMeta, name: st
     result: 'success',
     details: { cleared },
   });
-}
-
-export function auditOf(meta: RequestMeta) {
-  return { actor: meta.principal?.name ?? null, ip: meta.ip, requestId: meta.requestId };
 }

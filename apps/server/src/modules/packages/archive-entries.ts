@@ -5,7 +5,8 @@ import yauzl from 'yauzl';
 import type { BlobStore } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
 import type { Executor } from '../../platform/events/index.ts';
-import { artifacts } from '../repositories/repositories.schema.ts';
+import { enqueueJob, type Jobs } from '../../platform/jobs/index.ts';
+import { findArtifact } from '../repositories/repositories.api.ts';
 import { archiveEntries } from './packages.schema.ts';
 
 /** Names of files whose entries are indexed for archive (class) search: zip containers. */
@@ -132,10 +133,20 @@ async function writeEntries(tx: Executor, repositoryId: string, path: string, en
   }
 }
 
+/** The queued job that reads an archive's entries after the file is committed. */
+export const ARCHIVE_ENTRIES_JOB = 'packages.archive-entries';
+
+interface ArchiveJob {
+  repositoryId: string;
+  path: string;
+  sha256: string;
+  size: number;
+}
+
 /**
  * In the storing transaction: the archive's entries, read by `collectArchiveEntries`. A file stored
- * with metadata given by its format (no extraction before the transaction) is read after it is
- * committed instead, off the request.
+ * with metadata given by its format (no extraction before the transaction) gets a queued job in the
+ * same transaction instead, which reads them off the request once the file is committed.
  */
 export async function indexArchiveEntries(
   tx: Executor,
@@ -145,101 +156,45 @@ export async function indexArchiveEntries(
 ): Promise<void> {
   if (!ARCHIVE_NAME.test(path)) return;
   const found = pending.get(blob.sha256);
-  if (!found) {
-    scheduleArchiveIndexing(repositoryId, path, blob);
+  if (found) {
+    await writeEntries(tx, repositoryId, path, found.entries);
     return;
   }
-  await writeEntries(tx, repositoryId, path, found.entries);
+  if (blob.size < 22 || blob.size > ARCHIVE_MAX_BYTES) return;
+  const job: ArchiveJob = { repositoryId, path, sha256: blob.sha256, size: blob.size };
+  await enqueueJob(tx, ARCHIVE_ENTRIES_JOB, job, {
+    dedupeKey: `${repositoryId}:${blob.sha256}:${path}`,
+  });
 }
 
-// ---------- entries read after the commit ----------
-
-interface Backend {
-  db: Db;
-  blobs: BlobStore;
-  onError: (err: Error) => void;
-}
-/** The running servers' databases and blob stores (one in production; tests may run several). */
-const backends = new Set<Backend>();
-const queue: { repositoryId: string; path: string; sha256: string; size: number; attempt: number }[] = [];
-const RETRY_MS = [20, 200, 1000, 4000];
-let running = false;
-
-export function attachArchiveIndexer(backend: Backend): () => void {
-  backends.add(backend);
-  return () => backends.delete(backend);
-}
-
-/** Whether stored jars and zips have their entries indexed (an indexer is attached to a running server). */
+/** Whether stored jars and zips have their entries indexed: always on a running server (a queued job). */
 export function archiveIndexingEnabled(): boolean {
-  return backends.size > 0;
+  return true;
 }
 
-function scheduleArchiveIndexing(repositoryId: string, path: string, blob: { sha256: string; size: number }) {
-  if (blob.size < 22 || blob.size > ARCHIVE_MAX_BYTES || backends.size === 0) return;
-  const job = { repositoryId, path, sha256: blob.sha256, size: blob.size, attempt: 0 };
-  setTimeout(() => enqueue(job), RETRY_MS[0]).unref();
-}
+/** The file is still the one the job was made for (not removed, not replaced). */
+const storedAs = async (db: Executor, job: ArchiveJob) =>
+  (await findArtifact(db, job.repositoryId, job.path))?.sha256 === job.sha256;
 
-function enqueue(job: (typeof queue)[number]) {
-  queue.push(job);
-  if (!running) void drain();
-}
-
-/** One archive at a time: reads its entries once the file's row is committed, retrying briefly until then. */
-async function drain() {
-  running = true;
-  try {
-    for (let job = queue.shift(); job; job = queue.shift()) {
-      let done = false;
-      for (const backend of backends) {
-        try {
-          const stored = await backend.db
-            .select({ id: artifacts.id })
-            .from(artifacts)
-            .where(
-              and(
-                eq(artifacts.repositoryId, job.repositoryId),
-                eq(artifacts.path, job.path),
-                eq(artifacts.sha256, job.sha256),
-              ),
-            );
-          if (stored.length === 0) continue;
-          const entries = await readZipEntries(backend.blobs, job.sha256, job.size).catch(() => null);
-          done = true;
-          if (!entries) break;
-          await backend.db.transaction(async (tx) => {
-            // still the same file: a later change has unindexed or replaced it otherwise
-            const still = await tx
-              .select({ id: artifacts.id })
-              .from(artifacts)
-              .where(
-                and(
-                  eq(artifacts.repositoryId, job.repositoryId),
-                  eq(artifacts.path, job.path),
-                  eq(artifacts.sha256, job.sha256),
-                ),
-              );
-            if (still.length > 0) await writeEntries(tx, job.repositoryId, job.path, entries);
-          });
-          break;
-        } catch (err) {
-          try {
-            backend.onError(err as Error);
-          } catch {
-            // the server is closing
-          }
-        }
-      }
-      const next = RETRY_MS[job.attempt + 1];
-      if (!done && next !== undefined) {
-        const retry = { ...job, attempt: job.attempt + 1 };
-        setTimeout(() => enqueue(retry), next).unref();
-      }
-    }
-  } finally {
-    running = false;
-  }
+/**
+ * The queue that indexes archives after their commit. A file gone or replaced since is skipped; an
+ * archive that cannot be read is left without entries, as at deploy; a database failure is retried.
+ */
+export function registerArchiveIndexer(jobs: Jobs, deps: { db: Db; blobs: BlobStore }): void {
+  jobs.queue<ArchiveJob>({
+    name: ARCHIVE_ENTRIES_JOB,
+    maxAttempts: 5,
+    backoffMs: 1_000,
+    async handler(job) {
+      if (!(await storedAs(deps.db, job))) return;
+      const entries = await readZipEntries(deps.blobs, job.sha256, job.size).catch(() => null);
+      if (!entries) return;
+      await deps.db.transaction(async (tx) => {
+        // still the same file: a later change has unindexed or replaced it otherwise
+        if (await storedAs(tx, job)) await writeEntries(tx, job.repositoryId, job.path, entries);
+      });
+    },
+  });
 }
 
 export async function unindexArchiveEntries(tx: Executor, repositoryId: string, all: string[]) {

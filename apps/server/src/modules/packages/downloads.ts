@@ -1,13 +1,17 @@
 import type { Db } from '../../platform/db/index.ts';
+import type { RecurringJob } from '../../platform/jobs/index.ts';
 import { addDownloads } from './packages.queries.ts';
+
+/** The node job that writes this node's download counts. */
+export const DOWNLOAD_COUNTS_JOB = 'packages.download-counts';
 
 /**
  * Client downloads of lead files, counted in memory on the serving path (one map increment) and
- * added to the packages index every few seconds by a timer, off the request's hot path.
+ * added to the packages index every few seconds by the node job `packages.download-counts`, off the
+ * request's hot path, and once more when the server closes.
  */
 export class DownloadCounter {
   private counts = new Map<string, Map<string, number>>();
-  private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -25,11 +29,6 @@ export class DownloadCounter {
     repo.set(path, (repo.get(path) ?? 0) + 1);
   }
 
-  start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.intervalMs);
-    this.timer.unref();
-  }
-
   /** Writes the counts gathered so far (also on close); one flush at a time. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
@@ -45,9 +44,13 @@ export class DownloadCounter {
     return this.flushing;
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  /** The recurring job that flushes the counts every `intervalMs` on this node. */
+  job(): RecurringJob {
+    return {
+      name: DOWNLOAD_COUNTS_JOB,
+      scope: 'node',
+      intervalMs: this.intervalMs,
+      run: () => this.flush(),
+    };
   }
 }

@@ -142,4 +142,15 @@ describe(`packages from real format uploads (${testEngine})`, () => {
     expect(v.latest).toBe(`pip install ${pkg.name}`);
     expect(v.files.find((f: { lead: boolean }) => f.lead).name).toBe('Hello_Granary-1.0.0-py3-none-any.whl');
   });
+
+  it('issue 13 §3: a package’s install command (GraphQL installCommand, no version) comes from its format: pip for the wheel, none for maven', async () => {
+    const data = await gql(
+      `{ packages(package_type: ["pypi", "maven"]) { edges { node { name packageType installCommand } } } }`,
+    );
+    const byType = Object.fromEntries(
+      data.packages.edges.map((e: { node: { packageType: string } }) => [e.node.packageType, e.node]),
+    );
+    expect(byType.pypi.installCommand).toBe(`pip install ${byType.pypi.name}`);
+    expect(byType.maven).toMatchObject({ installCommand: null });
+  });
 });

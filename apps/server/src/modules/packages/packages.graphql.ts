@@ -1,7 +1,15 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { DomainError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { DomainError } from '../../platform/http/errors.ts';
-import type { PackageFilter, PackageReader, VersionFilter, VersionNode } from './packages.read.ts';
+import { httpStatusOf } from '../../platform/http/error-status.ts';
+import { installCommandOf, type RepositoriesContext } from '../repositories/repositories.api.ts';
+import type {
+  PackageFilter,
+  PackageNode,
+  PackageReader,
+  VersionFilter,
+  VersionNode,
+} from './packages.read.ts';
 
 /**
  * The packages GraphQL schema (spec 001 §3 package and version fields and query parameters, §7
@@ -120,6 +128,8 @@ export const packagesSchema = /* GraphQL */ `
     repos: [RepositoryRef!]!
     vulnerabilities: Vulnerabilities
     operationalRisk: OperationalRisk
+    "spec 001 §3 install command of the package (no version), from its format; null for types without one."
+    installCommand: String
   }
 
   type PackageFile {
@@ -153,7 +163,7 @@ export const packagesSchema = /* GraphQL */ `
     "The version's files (empty unless the query asked includeFiles, or for version(...))."
     files: [PackageFile!]!
     dependencies: [Dependency!]!
-    "spec 001 §3 install command templates; null for types without one."
+    "spec 001 §3 install command, from the package's format; null for types without one."
     installCommand(withVersion: Boolean = true): String
   }
 `;
@@ -162,8 +172,11 @@ export interface GraphContext {
   principal: Principal | null;
 }
 
-/** Resolvers over the packages reader; the caller's permissions apply to every answer. */
-export function packagesResolvers(reader: PackageReader) {
+/**
+ * Resolvers over the packages reader; the caller's permissions apply to every answer. Install commands
+ * come from each package type's format (`formats`).
+ */
+export function packagesResolvers(reader: PackageReader, formats: RepositoriesContext['formats']) {
   return {
     Query: {
       packages: (_: unknown, args: PackageFilter, ctx: GraphContext) =>
@@ -175,10 +188,13 @@ export function packagesResolvers(reader: PackageReader) {
       version: (_: unknown, args: { packageId: string; name: string; repos?: string[] }, ctx: GraphContext) =>
         reader.getVersion(ctx.principal, args.packageId, args.name, args.repos),
     },
+    Package: {
+      installCommand: (p: PackageNode) => installCommandOf(formats, p.packageType, p.name),
+    },
     PackageVersion: {
       files: (v: VersionNode) => (v.includeFiles ? reader.filesOf(v) : []),
       installCommand: (v: VersionNode, args: { withVersion?: boolean }) =>
-        reader.installCommandOf(v, args.withVersion !== false),
+        installCommandOf(formats, v.packageType, v.packageName, args.withVersion !== false ? v.name : null),
     },
   };
 }
@@ -206,7 +222,7 @@ export function publicGraphqlErrors(
     while (cause && typeof cause === 'object' && 'originalError' in cause && cause.originalError)
       cause = cause.originalError;
     if (cause === undefined || cause === null) return { message: e.message };
-    if (cause instanceof DomainError && cause.status < 500) return { message: cause.message };
+    if (cause instanceof DomainError && httpStatusOf(cause) < 500) return { message: cause.message };
     log.error({ err: cause }, 'packages query failed');
     return { message: `Internal server error (request ${requestId})` };
   });

@@ -8,20 +8,24 @@ import {
   propertiesAnswerSchema,
   readmeAnswerSchema,
 } from '@granary/contracts';
-import { and, eq } from 'drizzle-orm';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { NotFoundError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { NotFoundError } from '../../platform/http/errors.ts';
-import { authorize, type RepositoriesContext, repositoryHidden } from '../repositories/context.ts';
-import { artifacts } from '../repositories/repositories.schema.ts';
-import { findRepository, type RepoConfig } from '../repositories/repositories.service.ts';
-import { packages, packageVersions } from './packages.schema.ts';
+import {
+  authorize,
+  findArtifact,
+  findRepository,
+  type RepoConfig,
+  type RepositoriesContext,
+  repositoryHidden,
+  versionDetailsOf,
+} from '../repositories/repositories.api.ts';
+import { findVersionByLead } from './packages.queries.ts';
 
 const P = '/ui/api/v1/';
 const tags = ['packages'];
 const fileQuery = z.object({ repoKey: z.string().min(1).max(200), path: z.string().min(1).max(4000) });
-const MANIFEST_MAX_BYTES = 4 * 1024 * 1024;
 
 interface GraphqlError extends Error {
   errors?: { message: string }[];
@@ -41,80 +45,14 @@ async function readableFile(
   return { repo, path };
 }
 
-async function versionAt(ctx: RepositoriesContext, repo: RepoConfig, path: string) {
-  const [row] = await ctx.db
-    .select({ readme: packageVersions.readme, dependencies: packageVersions.dependencies })
-    .from(packageVersions)
-    .innerJoin(packages, eq(packages.id, packageVersions.packageId))
-    .where(and(eq(packages.repositoryId, repo.id), eq(packageVersions.leadPath, path)));
-  return row;
-}
+const versionAt = (ctx: RepositoriesContext, repo: RepoConfig, path: string) =>
+  findVersionByLead(ctx.db, repo.id, path);
 
-async function artifactAt(ctx: RepositoriesContext, repo: RepoConfig, path: string) {
-  const [row] = await ctx.db
-    .select()
-    .from(artifacts)
-    .where(and(eq(artifacts.repositoryId, repo.id), eq(artifacts.path, path)));
-  return row;
-}
+const artifactAt = (ctx: RepositoriesContext, repo: RepoConfig, path: string) =>
+  findArtifact(ctx.db, repo.id, path);
 
-async function readBlob(ctx: RepositoriesContext, sha256: string, max: number): Promise<Buffer | null> {
-  const stat = await ctx.blobs.stat(sha256);
-  if (!stat || stat.size > max) return null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of await ctx.blobs.get(sha256)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-/** spec 001 §7 `POST docker layers`: an image tag's layers from its stored manifest (and config history). */
-async function dockerLayers(ctx: RepositoriesContext, repo: RepoConfig, path: string) {
-  const empty = { layers: [], totalSize: 0, config: null };
-  if (repo.packageType !== 'docker' && repo.packageType !== 'oci') return empty;
-  const manifestPath = /(^|\/)(list\.)?manifest\.json$/.test(path)
-    ? path
-    : `${path.replace(/\/$/, '')}/manifest.json`;
-  const row = await artifactAt(ctx, repo, manifestPath);
-  if (!row) return empty;
-  const bytes = await readBlob(ctx, row.sha256, MANIFEST_MAX_BYTES);
-  if (!bytes) return empty;
-  let manifest: {
-    config?: { digest?: string; size?: number };
-    layers?: { digest?: string; size?: number; mediaType?: string }[];
-  };
-  try {
-    manifest = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return empty;
-  }
-  const layers = Array.isArray(manifest.layers) ? manifest.layers : [];
-  // Commands from the config's history, in order, skipping the entries that made no layer.
-  let commands: (string | null)[] = [];
-  const configDigest = manifest.config?.digest;
-  if (configDigest?.startsWith('sha256:')) {
-    const config = await readBlob(ctx, configDigest.slice(7), MANIFEST_MAX_BYTES).catch(() => null);
-    try {
-      const history = config ? (JSON.parse(config.toString('utf8')).history ?? []) : [];
-      if (Array.isArray(history))
-        commands = history
-          .filter((h: { empty_layer?: boolean }) => !h?.empty_layer)
-          .map((h: { created_by?: string }) => (typeof h?.created_by === 'string' ? h.created_by : null));
-    } catch {
-      commands = [];
-    }
-  }
-  const out = layers.map((l, index) => ({
-    index,
-    digest: String(l.digest ?? ''),
-    size: Number(l.size ?? 0),
-    mediaType: String(l.mediaType ?? ''),
-    command: commands[index] ?? null,
-  }));
-  return {
-    layers: out,
-    totalSize: out.reduce((n, l) => n + l.size, 0) + Number(manifest.config?.size ?? 0),
-    config: configDigest ? { digest: configDigest, size: Number(manifest.config?.size ?? 0) } : null,
-  };
-}
+/** An image's layers as the Layers tab shows a version whose format has none: nothing. */
+const NO_LAYERS = { layers: [], totalSize: 0, config: null };
 
 /** The packages calls of spec 001 §7 under `/ui/api/v1/`: the graph queries and the version-details calls. */
 export function packagesRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
@@ -267,7 +205,8 @@ export function packagesRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod 
           request.body.repoKey,
           request.body.path,
         );
-        return dockerLayers(ctx, repo, path);
+        // spec 001 §7 docker layers: read by the repository's own format; a format without layers has none.
+        return (await versionDetailsOf(ctx, request.principal, repo, path))?.layers ?? NO_LAYERS;
       },
     );
 

@@ -12,7 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { repositories } from '../repositories/repositories.schema.ts';
+import { repositoryIdReference } from '../repositories/foreign-keys.ts';
 
 /** Vulnerability counts by severity, filled by the scanning issue; zero counts are not stored. */
 export type SeverityCounts = Partial<
@@ -30,9 +30,7 @@ export const packages = pgTable(
   'packages',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    repositoryId: uuid('repository_id')
-      .notNull()
-      .references(() => repositories.id, { onDelete: 'cascade' }),
+    repositoryId: uuid('repository_id').notNull().references(repositoryIdReference, { onDelete: 'cascade' }),
     packageType: text('package_type').notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
@@ -104,9 +102,7 @@ export const archiveEntries = pgTable(
   'archive_entries',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    repositoryId: uuid('repository_id')
-      .notNull()
-      .references(() => repositories.id, { onDelete: 'cascade' }),
+    repositoryId: uuid('repository_id').notNull().references(repositoryIdReference, { onDelete: 'cascade' }),
     /** the archive's path in the repository */
     path: text('path').notNull(),
     /** the entry's path inside the archive */

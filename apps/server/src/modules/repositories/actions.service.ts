@@ -6,8 +6,8 @@ import {
   type SetMeUp,
   type ZapAnswer,
 } from '@granary/contracts';
+import { InvalidError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { InvalidError } from '../../platform/http/errors.ts';
 import { expireCached } from './artifacts.queries.ts';
 import { findStored, resolveTarget } from './artifacts.service.ts';
 import { authorize, can, type RepositoriesContext, repositoryHidden } from './context.ts';

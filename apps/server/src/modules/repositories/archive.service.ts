@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
+import { InvalidError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { InvalidError } from '../../platform/http/errors.ts';
 import { type ArtifactRow, listArtifactsBelow } from './artifacts.queries.ts';
 import { findStored } from './artifacts.service.ts';
 import { can, type RepositoriesContext } from './context.ts';

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../platform/http/access-control.ts';
+import { httpStatusOf } from '../../platform/http/error-status.ts';
 import {
   basicAuth,
   createTestApp,
@@ -135,15 +136,20 @@ describe(`folder download as zip (${testEngine})`, () => {
     });
     expect(tar.statusCode).toBe(400);
     const ctx = t.app.repositories;
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: unknown) => ({ status: httpStatusOf(e), code: (e as { code?: unknown }).code }),
+      );
     await expect(
-      folderArchive(ctx, null, RepoPath.parse('generic-local', 'dl'), { files: 2, bytes: 1e9 }),
-    ).rejects.toMatchObject({ status: 401 });
+      failure(folderArchive(ctx, null, RepoPath.parse('generic-local', 'dl'), { files: 2, bytes: 1e9 })),
+    ).resolves.toMatchObject({ status: 401 });
     const admin: Principal = { id: 'x', name: 'admin', admin: true };
     await expect(
-      folderArchive(ctx, admin, RepoPath.parse('generic-local', 'dl'), { files: 2, bytes: 1e9 }),
-    ).rejects.toMatchObject({ status: 400, code: 'ARCHIVE_TOO_LARGE' });
+      failure(folderArchive(ctx, admin, RepoPath.parse('generic-local', 'dl'), { files: 2, bytes: 1e9 })),
+    ).resolves.toEqual({ status: 400, code: 'ARCHIVE_TOO_LARGE' });
     await expect(
-      folderArchive(ctx, admin, RepoPath.parse('generic-local', 'dl'), { files: 100, bytes: 1000 }),
-    ).rejects.toMatchObject({ status: 400, code: 'ARCHIVE_TOO_LARGE' });
+      failure(folderArchive(ctx, admin, RepoPath.parse('generic-local', 'dl'), { files: 100, bytes: 1000 })),
+    ).resolves.toEqual({ status: 400, code: 'ARCHIVE_TOO_LARGE' });
   });
 });

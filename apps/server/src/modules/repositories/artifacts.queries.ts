@@ -1,5 +1,6 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../platform/db/index.ts';
+import { likePattern } from '../../platform/db/like-pattern.ts';
 import type { Executor } from '../../platform/events/index.ts';
 import { artifacts, repositories } from './repositories.schema.ts';
 
@@ -47,9 +48,9 @@ export function artifactsChanged(): void {
 export const artifactsGeneration = (): number => generation;
 
 /** A transaction that changes artifacts: the read cache is dropped again once it has committed. */
-export async function changeArtifacts<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+export async function changeArtifacts<T>(db: Db, fn: (tx: Executor) => Promise<T>): Promise<T> {
   try {
-    return await db.transaction((tx) => fn(tx as unknown as Db));
+    return await db.transaction((tx) => fn(tx));
   } finally {
     artifactsChanged();
   }
@@ -327,4 +328,122 @@ export async function markFetched(db: Executor, id: number): Promise<ArtifactRow
     .returning();
   artifactsChanged();
   return row!;
+}
+
+/**
+ * How a package version's files sit around its lead file: `folder`, every file directly in the lead's
+ * folder (types whose version is a folder: Maven, Docker…); `sidecars`, the lead and the files named
+ * after it (`{lead}.asc`, `{lead}.sha1`…).
+ */
+export type VersionLayout = 'folder' | 'sidecars';
+
+/** The files of a package version in a repository (see `VersionLayout`), by path, at most `limit`. */
+export async function filesOfVersion(
+  db: Executor,
+  repositoryId: string,
+  leadPath: string,
+  layout: VersionLayout,
+  limit = 1000,
+) {
+  let files: SQL;
+  if (layout === 'folder') {
+    const folder = leadPath.includes('/') ? leadPath.slice(0, leadPath.lastIndexOf('/') + 1) : '';
+    const below = `${likePattern(folder)}%`;
+    files = sql`${artifacts.path} like ${below} and ${artifacts.path} not like ${`${below}/%`}`;
+  } else
+    files = sql`(${artifacts.path} = ${leadPath} or ${artifacts.path} like ${`${likePattern(leadPath)}.%`})`;
+  return db
+    .select({
+      path: artifacts.path,
+      size: artifacts.size,
+      md5: artifacts.md5,
+      sha1: artifacts.sha1,
+      sha256: artifacts.sha256,
+      mimeType: artifacts.mimeType,
+    })
+    .from(artifacts)
+    .where(sql`${artifacts.repositoryId} = ${repositoryId} and ${files}`)
+    .orderBy(artifacts.path)
+    .limit(limit);
+}
+
+/**
+ * For another module's statement over its own (repository id, path) pairs (the packages index's lead
+ * files, archive entries) that must read the stored file in the same query, for speed: the `join`
+ * for its FROM clause (rows without a stored file drop out) and what it may read of the file, under
+ * the alias `sf` (one per statement). The table stays this module's: nobody else names it.
+ */
+export function storedFileJoin(repositoryId: SQL, path: SQL) {
+  return {
+    join: sql`join ${artifacts} sf on sf.repository_id = ${repositoryId} and sf.path = ${path}`,
+    repositoryId: sql`sf.repository_id`,
+    path: sql`sf.path`,
+    size: sql`sf.size`,
+    modifiedAt: sql`sf.modified_at`,
+    sha256: sql`sf.sha256`,
+    /** its SHA-256, SHA-1 or MD5 is `checksum` (lower-case hex) */
+    checksumIs: (checksum: string) =>
+      sql`(sf.sha256 = ${checksum} or sf.sha1 = ${checksum} or sf.md5 = ${checksum})`,
+  };
+}
+
+/** What a file search asks of stored files; patterns are `LIKE` patterns (see `likePattern`). */
+export type StoredFileMatch =
+  | { by: 'name'; lowerCaseLike: string }
+  | { by: 'path'; like: string }
+  | { by: 'checksum'; algorithm: 'sha256' | 'sha1' | 'md5'; value: string }
+  /** every property: the key set (`valueLike` absent), or one of its values like `valueLike` */
+  | { by: 'properties'; properties: { key: string; valueLike?: string }[] };
+
+export interface StoredFileHit {
+  repository_id: string;
+  path: string;
+  size: string | number;
+  modified_at: string | Date;
+  sha256: string;
+}
+
+function storedFileCondition(match: StoredFileMatch): SQL {
+  switch (match.by) {
+    case 'name':
+      return sql`lower(regexp_replace(a.path, '^.*/', '')) like ${match.lowerCaseLike}`;
+    case 'path':
+      return sql`a.path like ${match.like}`;
+    case 'checksum':
+      return match.algorithm === 'sha256'
+        ? sql`a.sha256 = ${match.value}`
+        : match.algorithm === 'sha1'
+          ? sql`a.sha1 = ${match.value}`
+          : sql`a.md5 = ${match.value}`;
+    case 'properties':
+      return sql.join(
+        match.properties.map((p) =>
+          p.valueLike === undefined
+            ? sql`a.properties ? ${p.key}`
+            : sql`exists (select 1 from jsonb_array_elements_text(case when jsonb_typeof(a.properties -> ${p.key}) = 'array' then a.properties -> ${p.key} else '[]'::jsonb end) x
+                    where x like ${p.valueLike})`,
+        ),
+        sql` and `,
+      );
+  }
+}
+
+/** Stored files of these repositories that match, by path then repository, at most `limit`. */
+export async function searchStoredFiles(
+  db: Db,
+  repositoryIds: string[],
+  match: StoredFileMatch,
+  limit: number,
+): Promise<StoredFileHit[]> {
+  if (repositoryIds.length === 0) return [];
+  const inRepos = sql`a.repository_id in (${sql.join(
+    repositoryIds.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  )})`;
+  return queryRows<StoredFileHit>(
+    db,
+    sql`select a.repository_id, a.path, a.size, a.modified_at, a.sha256
+        from ${artifacts} a where ${inRepos} and ${storedFileCondition(match)}
+        order by a.path, a.repository_id limit ${limit}`,
+  );
 }

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
+import { InvalidError, NotSupportedError } from '../../platform/errors.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { DomainError, InvalidError } from '../../platform/http/errors.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { listChildren } from './artifacts.queries.ts';
 import {
@@ -13,7 +13,7 @@ import {
   resolveForRead,
 } from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
-import { createFormatContext, notifyPathsChanged } from './format-context.ts';
+import { createRequestContext } from './format-context.ts';
 import { visibleChild } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import { INVALID_PATH, RepoPath } from './repo-path.ts';
@@ -90,7 +90,6 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       const repo = await findRepository(ctx.db, request.params.key);
       const format = repo && ctx.formats.get(repo.packageType);
       if (!repo || !format?.handle) return false;
-      const formatCtx = createFormatContext(ctx, app, request, reply, repo, request.principal);
       return format.handle(
         {
           method: request.method,
@@ -101,7 +100,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
           raw: request,
         },
         reply,
-        formatCtx,
+        createRequestContext(ctx, request, repo),
       );
     };
     scope.addHook('preHandler', async (request, reply) => {
@@ -121,7 +120,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       schema: { hide: true },
       handler: async (request: WildcardRequest) => {
         pathOf(request);
-        throw new DomainError(405, 'METHOD_NOT_ALLOWED', `${request.method} is not supported here`);
+        throw new NotSupportedError(`${request.method} is not supported here`);
       },
     });
 
@@ -212,8 +211,8 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
       async (request: WildcardRequest, reply) => {
         const path = pathOf(request);
         await refuseInternalPath(ctx, request.principal, path, 'delete');
+        // The service tells the repository's format (`afterChange`) once the delete is committed.
         await deleteArtifacts(ctx, request.principal, path);
-        await notifyPathsChanged(ctx, app, request, reply, path.repoKey, { deleted: [path.path] });
         return reply.code(204).send();
       },
     );

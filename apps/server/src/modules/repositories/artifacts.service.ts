@@ -1,15 +1,17 @@
 import type { Readable } from 'node:stream';
 import type { PackageMetadata } from '../../formats/sdk/format.ts';
 import { ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
-import { publish } from '../../platform/events/index.ts';
-import type { Principal } from '../../platform/http/access-control.ts';
 import {
   ConflictError,
   DomainError,
   ForbiddenError,
   InvalidError,
   NotFoundError,
-} from '../../platform/http/errors.ts';
+  NotSupportedError,
+} from '../../platform/errors.ts';
+import { publish } from '../../platform/events/index.ts';
+import type { Principal } from '../../platform/http/access-control.ts';
+import { httpStatusOf } from '../../platform/http/error-status.ts';
 import {
   type ArtifactRow,
   changeArtifacts,
@@ -29,10 +31,11 @@ import {
   admitsPath,
   authorize,
   can,
+  MAX_VIRTUAL_DEPTH,
   type RepositoriesContext,
   repositoryHidden,
 } from './context.ts';
-import { extractFor, indexStored, unindexPaths } from './indexing.ts';
+import { extractFor, notifyRemoved, notifyStored } from './indexing.ts';
 import { isInternalPath, reservedPath } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import { isStale } from './remote.service.ts';
@@ -91,11 +94,7 @@ export interface DeployInput {
 async function deployTarget(ctx: RepositoriesContext, target: Target): Promise<RepoConfig> {
   const { repo } = target;
   if (target.cache || repo.rclass === 'remote')
-    throw new DomainError(
-      405,
-      'METHOD_NOT_ALLOWED',
-      `Remote repository '${target.key}' does not accept deploys`,
-    );
+    throw new NotSupportedError(`Remote repository '${target.key}' does not accept deploys`);
   if (repo.rclass === 'local') return repo;
   const deployKey = repo.virtual?.defaultDeploymentRepo;
   if (!deployKey)
@@ -228,8 +227,8 @@ export async function deployArtifact(
           'ALREADY_EXISTS',
         );
     }
-    if (existing) await unindexPaths(tx, repo.id, [path.path]);
-    await indexStored(tx, repo, path.path, blob, meta);
+    if (existing) await notifyRemoved(ctx, tx, repo.id, [path.path]);
+    await notifyStored(ctx, tx, repo, path.path, blob, meta);
     const row = await upsertArtifact(tx, {
       repositoryId: repo.id,
       path: path.path,
@@ -334,9 +333,9 @@ export async function linkArtifacts(
   if (changed.length > 0)
     await changeArtifacts(ctx.db, async (tx) => {
       const replaced = changed.filter((i) => existing.has(i.path.path)).map((i) => i.path.path);
-      if (replaced.length > 0) await unindexPaths(tx, repo.id, replaced);
+      if (replaced.length > 0) await notifyRemoved(ctx, tx, repo.id, replaced);
       for (const { path, stored: blob, properties } of changed) {
-        await indexStored(tx, repo, path.path, blob, metas.get(path.path) ?? null);
+        await notifyStored(ctx, tx, repo, path.path, blob, metas.get(path.path) ?? null);
         const row = await upsertArtifact(tx, {
           repositoryId: repo.id,
           path: path.path,
@@ -398,8 +397,6 @@ export type Resolved =
       size?: number;
       done: Promise<ArtifactRow | null>;
     };
-
-const MAX_VIRTUAL_DEPTH = 5;
 
 function metadataPaths(ctx: RepositoriesContext, repo: RepoConfig) {
   const format = ctx.formats.get(repo.packageType);
@@ -513,7 +510,7 @@ async function resolveIn(
           const found = await resolveIn(ctx, principal, member, false, path, memberOpts, depth + 1);
           if (found && found.kind !== 'folder') return found;
         } catch (err) {
-          if (!(err instanceof DomainError) || err.status < 500) throw err;
+          if (!(err instanceof DomainError) || httpStatusOf(err) < 500) throw err;
         }
       }
     if (path.isRoot) return { kind: 'folder', repo, key, path: '', members };
@@ -550,16 +547,18 @@ export async function deleteArtifacts(
   ctx: RepositoriesContext,
   principal: Principal | null,
   path: RepoPath,
+  /** `byFormat`: the repository's format deletes through its own handle (no `afterChange` back to it). */
+  opts: { byFormat?: boolean } = {},
 ): Promise<number> {
   const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = target.repo;
-  if (repo.rclass === 'virtual')
-    throw new DomainError(405, 'METHOD_NOT_ALLOWED', 'Delete from the member repository');
+  if (repo.rclass === 'virtual') throw new NotSupportedError('Delete from the member repository');
   await authorize(ctx, principal, 'delete', repo, path.path);
   const by = actorName(principal);
   const deleted = await changeArtifacts(ctx.db, async (tx) => {
     const rows = await deleteArtifactsAt(tx, repo.id, path.path);
-    await unindexPaths(
+    await notifyRemoved(
+      ctx,
       tx,
       repo.id,
       rows.map((r) => r.path),
@@ -575,6 +574,7 @@ export async function deleteArtifacts(
     return rows;
   });
   if (deleted.length === 0) throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+  if (!opts.byFormat) await ctx.afterFormatChange(repo, { deleted: [path.path] });
   return deleted.length;
 }
 
@@ -716,9 +716,9 @@ export async function copyOrMove(
   for (const { row, target } of plan) metas.set(target, await extractFor(ctx, dest.repo, target, row));
   await changeArtifacts(ctx.db, async (tx) => {
     for (const { row, target } of plan) {
-      await unindexPaths(tx, dest.repo.id, [target]);
-      await indexStored(tx, dest.repo, target, row, metas.get(target) ?? null);
-      if (mode === 'move') await unindexPaths(tx, source.repo.id, [row.path]);
+      await notifyRemoved(ctx, tx, dest.repo.id, [target]);
+      await notifyStored(ctx, tx, dest.repo, target, row, metas.get(target) ?? null);
+      if (mode === 'move') await notifyRemoved(ctx, tx, source.repo.id, [row.path]);
       await upsertArtifact(tx, {
         repositoryId: dest.repo.id,
         path: target,
@@ -746,6 +746,19 @@ export async function copyOrMove(
       })),
     );
   });
+  // The formats regenerate what they derive, per repository: a move's sources deleted, the targets added.
+  const changes = new Map<string, { repo: RepoConfig; deleted: string[]; added: string[] }>();
+  const note = (repo: RepoConfig, path: string, kind: 'deleted' | 'added') => {
+    const change = changes.get(repo.id) ?? { repo, deleted: [], added: [] };
+    changes.set(repo.id, change);
+    change[kind].push(path);
+  };
+  for (const { row, target } of plan) {
+    if (mode === 'move') note(source.repo, row.path, 'deleted');
+    note(dest.repo, target, 'added');
+  }
+  for (const { repo, deleted, added } of changes.values())
+    await ctx.afterFormatChange(repo, { deleted, added });
   return { files, dryRun };
 }
 

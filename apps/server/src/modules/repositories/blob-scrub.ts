@@ -1,5 +1,5 @@
-import type { Platform } from '../../app.ts';
 import { SCRUB_JOB_NAME, scrubBlobs } from '../../platform/blobs/index.ts';
+import type { Platform } from '../../platform/platform.ts';
 import { scrubTargets } from './blob-scrub.queries.ts';
 
 /**

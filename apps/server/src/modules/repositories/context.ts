@@ -1,14 +1,16 @@
 import type { PermissionAction } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { FormatRegistry } from '../../formats/registry.ts';
+import type { FormatSettings, PathsChange } from '../../formats/sdk/format.ts';
 import type { BlobCache, BlobStore } from '../../platform/blobs/index.ts';
-import type { Db } from '../../platform/db/index.ts';
+import type { Database, Db } from '../../platform/db/index.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
 import type { OutboundClient } from '../../platform/outbound/index.ts';
 import { antMatch } from '../access/ant-pattern.ts';
 import type { ClientCredentials } from '../access/client-credentials.service.ts';
 import type { Authorizer } from '../access/index.ts';
+import type { ArtifactExtensionPoint } from './artifact-extensions.ts';
 import type { RemoteFetcher } from './remote.service.ts';
 import type { RepoConfig } from './repositories.service.ts';
 
@@ -28,7 +30,24 @@ export interface RepositoriesContext {
   baseUrl?: string;
   /** Refuses a remote's upstream URL the outbound address rule forbids (when a repository is saved). */
   checkUpstreamAddress?: (url: string) => Promise<void>;
+  /** What higher modules (the packages index) registered to hear of stored, removed and downloaded files. */
+  artifactExtensions: ArtifactExtensionPoint;
+  /** The database's cluster-wide named lock (formats' `RepositoryHandle.withLock`). */
+  withLock: Database['withLock'];
+  /** The server settings formats read (`RepositoryHandle.settings`). */
+  formatSettings: FormatSettings;
+  /**
+   * After a commit, tells the repository's format of paths the services changed other than through
+   * the format's own handle (`PackageFormat.afterChange`, format-context.ts): never fails the caller.
+   */
+  afterFormatChange(repo: RepoConfig, change: PathsChange): Promise<void>;
 }
+
+/**
+ * How deep virtual repositories are followed into nested virtual members (resolution, a format's
+ * `members()`, package filters): the one limit, so every reader sees the same members.
+ */
+export const MAX_VIRTUAL_DEPTH = 5;
 
 /** The caller's name as recorded on artifacts and events. */
 export function actorName(principal: Principal | null): string {

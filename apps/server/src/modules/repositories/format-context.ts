@@ -1,19 +1,27 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type {
   DeployOptions,
-  FormatContext,
   FormatFile,
   FormatPrincipal,
   FormatRepository,
   PathsChange,
+  RepositoryHandle,
+  RequestContext,
   SpooledBytes,
   UpstreamResponse,
 } from '../../formats/sdk/format.ts';
 import { type BlobInfo, ChecksumMismatchError } from '../../platform/blobs/index.ts';
+import {
+  ConflictError,
+  InvalidError,
+  NotFoundError,
+  UnauthorizedError,
+  UpstreamError,
+} from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { ConflictError, DomainError, NotFoundError, UnauthorizedError } from '../../platform/http/errors.ts';
+import { readBounded } from '../../platform/streams/read-bounded.ts';
 import {
   type ArtifactRow,
   artifactsGeneration,
@@ -27,11 +35,9 @@ import {
   deployArtifact,
   linkArtifacts,
   resolveForRead,
-  resolveTarget,
 } from './artifacts.service.ts';
-import { authorize, can, type RepositoriesContext } from './context.ts';
+import { authorize, can, MAX_VIRTUAL_DEPTH, type RepositoriesContext } from './context.ts';
 import { mimeTypeOf } from './mime.ts';
-import { UpstreamError } from './remote.service.ts';
 import { RepoPath } from './repo-path.ts';
 import { findRepository, type RepoConfig } from './repositories.service.ts';
 import { sendArtifact } from './serve.ts';
@@ -39,7 +45,7 @@ import { sendArtifact } from './serve.ts';
 /** What `spool` stored, by the handle it gave the format: a format cannot forge checksums it did not get from the core. */
 const spooledBlobs = new WeakMap<SpooledBytes, BlobInfo>();
 
-/** Who the server's own jobs act as (formats' `contexts(…, { system: true })`, `afterChange`): every permission, recorded as `_system`. */
+/** Who the server's own work acts as (system handles: formats' jobs, `afterChange`): every permission, recorded as `_system`. */
 export const SYSTEM_PRINCIPAL: Principal = {
   id: '00000000-0000-0000-0000-000000000000',
   name: '_system',
@@ -55,22 +61,6 @@ function formatPrincipal(principal: Principal): FormatPrincipal {
   return shown;
 }
 const DEFAULT_UPSTREAM_MAX_BYTES = 64 * 1024 * 1024;
-const MAX_VIRTUAL_DEPTH = 5;
-
-/** Named locks held on this node (one package's metadata, …); waiters queue in order. */
-const locks = new Map<string, Promise<unknown>>();
-
-async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const previous = locks.get(name) ?? Promise.resolve();
-  const run = previous.catch(() => {}).then(fn);
-  const tail = run.catch(() => {});
-  locks.set(name, tail);
-  try {
-    return await run;
-  } finally {
-    if (locks.get(name) === tail) locks.delete(name);
-  }
-}
 
 export function toFormatFile(ctx: RepositoriesContext, row: ArtifactRow): FormatFile {
   const file: FormatFile = {
@@ -120,47 +110,33 @@ const sameOrigin = (a: string, b: string) => {
   }
 };
 
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<Buffer> {
+/** An upstream's answer read whole, at most `max` bytes (UpstreamError past that). */
+async function readUpstreamBody(body: ReadableStream<Uint8Array> | null, max: number): Promise<Buffer> {
   if (!body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>)) {
-    total += (chunk as Buffer).length;
-    if (total > max) throw new UpstreamError(`The upstream answer is larger than ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  return readBounded(
+    Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>),
+    max,
+    () => new UpstreamError(`The upstream answer is larger than ${max} bytes`),
+  );
 }
 
 /**
- * The FormatContext of one client request on one repository: the core's services bound to the
- * repository and the caller, each checking permission on the canonical path (RepoPath). Without a
- * request (`null`: a job, see `createSystemFormatContext`), what needs a caller is refused.
+ * The RepositoryHandle of one repository acting as `principal` (a request's caller, or
+ * SYSTEM_PRINCIPAL): the core's services bound to the repository, each checking the principal's
+ * permission on the canonical path (RepoPath). Needs no request: jobs and `afterChange` use it.
  */
-export function createFormatContext(
+export function createRepositoryHandle(
   ctx: RepositoriesContext,
-  app: FastifyInstance,
-  request: FastifyRequest | null,
-  reply: FastifyReply | null,
   repo: RepoConfig,
   principal: Principal | null,
   depth = 0,
-): FormatContext {
-  const baseUrl = request ? publicBaseUrl(request, ctx.baseUrl) : (ctx.baseUrl ?? 'http://localhost');
-  const caller = () => {
-    if (!request) throw new Error('a job has no client request to answer or sign in');
-    return request;
-  };
+): RepositoryHandle {
   const parse = (path: string) => RepoPath.parse(repo.key, path);
-  const sub = (other: RepoConfig) =>
-    createFormatContext(ctx, app, request, reply, other, principal, depth + 1);
-  const self: FormatContext = {
-    app,
+  const sub = (other: RepoConfig) => createRepositoryHandle(ctx, other, principal, depth + 1);
+  const self: RepositoryHandle = {
     repository: formatRepository(repo),
-    baseUrl,
-    repositoryUrl: `${baseUrl}/repository/${repo.key}`,
-    principal: principal && formatPrincipal(principal),
     log: ctx.log.child({ repo: repo.key }),
+    settings: ctx.formatSettings,
     authorize: (action, path) => authorize(ctx, principal, action, repo, parse(path).path),
     can: (action, path) => can(ctx, principal, action, repo, parse(path).path),
     async stat(path) {
@@ -259,7 +235,8 @@ export function createFormatContext(
       // Read back and hashed again: the checksums handed out are the core's own, never the format's.
       return self.spool(path, Readable.from(await ctx.blobs.get(sha256)), { expected: { sha256 } });
     },
-    delete: (path) => deleteArtifacts(ctx, principal, parse(path)),
+    // The format's own change: no `afterChange` back to it.
+    delete: (path) => deleteArtifacts(ctx, principal, parse(path), { byFormat: true }),
     async setProperties(path, properties) {
       const p = parse(path);
       const current = repo.rclass === 'virtual' ? undefined : await findArtifact(ctx.db, repo.id, p.path);
@@ -268,7 +245,7 @@ export function createFormatContext(
     },
     async members() {
       if (repo.rclass !== 'virtual' || depth >= MAX_VIRTUAL_DEPTH) return [];
-      const found: FormatContext[] = [];
+      const found: RepositoryHandle[] = [];
       for (const name of repo.virtual?.repositories ?? []) {
         const member = await findRepository(ctx.db, name);
         if (!member || !(await can(ctx, principal, 'read', member, ''))) continue;
@@ -282,16 +259,12 @@ export function createFormatContext(
       const key = repo.virtual?.defaultDeploymentRepo;
       const local = key ? await findRepository(ctx.db, key) : undefined;
       if (!local)
-        throw new DomainError(
-          400,
-          'INVALID',
-          `Virtual repository '${repo.key}' has no default deployment repository`,
-        );
+        throw new InvalidError(`Virtual repository '${repo.key}' has no default deployment repository`);
       return sub(local);
     },
     async upstream(pathOrUrl, init = {}): Promise<UpstreamResponse> {
       const remote = repo.remote;
-      if (!remote) throw new DomainError(400, 'INVALID', `'${repo.key}' is not a remote repository`);
+      if (!remote) throw new InvalidError(`'${repo.key}' is not a remote repository`);
       if (remote.offline) throw new UpstreamError(`Remote repository '${repo.key}' is offline`);
       const url = /^https?:\/\//i.test(pathOrUrl)
         ? pathOrUrl
@@ -316,11 +289,11 @@ export function createFormatContext(
             ? Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>)
             : Readable.from([]),
         };
-      const body = await readBounded(res.body, init.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
+      const body = await readUpstreamBody(res.body, init.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES);
       return { status: res.status, headers: res.headers, body };
     },
     async cache(path, source, opts: DeployOptions = {}) {
-      if (repo.rclass !== 'remote') throw new DomainError(400, 'INVALID', `'${repo.key}' has no cache`);
+      if (repo.rclass !== 'remote') throw new InvalidError(`'${repo.key}' has no cache`);
       const row = await ctx.remote.cacheBytes(
         repo,
         parse(path).path,
@@ -329,92 +302,74 @@ export function createFormatContext(
       );
       return toFormatFile(ctx, row);
     },
-    withLock: (name, fn) => withLock(`${repo.id}\u0000${name}`, fn),
+    // Named per repository (its id never changes); the database makes the lock cluster-wide.
+    withLock: (name, fn) => ctx.withLock(`repo:${repo.id}:${name}`, fn),
     generation: artifactsGeneration,
-    async send(replyTo, file) {
-      const row = rows.get(file);
-      if (!row) throw new Error('send(): not a file this context handed out');
-      return sendArtifact(caller(), replyTo, ctx, row);
-    },
-    async login(name, password) {
-      const found = await ctx.credentials.login(caller(), name, password, repo.packageType);
-      return found && formatPrincipal(found);
-    },
-    async revokeCallerToken() {
-      if (!principal?.tokenId) return false;
-      // Through the REST API, so the owner check, cache clearing and audit are the core's own.
-      const res = await app.inject({
-        method: 'DELETE',
-        url: `/api/security/tokens/${encodeURIComponent(principal.tokenId)}`,
-        headers: { authorization: String(caller().headers.authorization ?? '') },
-      });
-      return res.statusCode === 204;
-    },
-    async issueToken(opts) {
-      const owner = opts.principal ? principals.get(opts.principal) : principal;
-      if (!owner) throw new UnauthorizedError();
-      return ctx.credentials.issueToken(caller(), owner, opts);
-    },
   };
   return self;
 }
 
-/** A repository's context for the server's own jobs: no request, every permission, recorded as `_system`. */
-export function createSystemFormatContext(
+/**
+ * The RequestContext of one client request on one repository: the repository's handle acting as the
+ * request's caller, with what answering that client needs.
+ */
+export function createRequestContext(
   ctx: RepositoriesContext,
-  app: FastifyInstance,
+  request: FastifyRequest,
   repo: RepoConfig,
-): FormatContext {
-  return createFormatContext(ctx, app, null, null, repo, SYSTEM_PRINCIPAL);
+): RequestContext {
+  const principal = request.principal;
+  const baseUrl = publicBaseUrl(request, ctx.baseUrl);
+  return {
+    ...createRepositoryHandle(ctx, repo, principal),
+    baseUrl,
+    repositoryUrl: `${baseUrl}/repository/${repo.key}`,
+    principal: principal && formatPrincipal(principal),
+    async send(reply, file) {
+      const row = rows.get(file);
+      if (!row) throw new Error('send(): not a file the core handed out');
+      return sendArtifact(request, reply, ctx, row);
+    },
+    async login(name, password) {
+      const found = await ctx.credentials.login(request, name, password, repo.packageType);
+      return found && formatPrincipal(found);
+    },
+    // The core's own token service: owner check, credential caches cleared, audited.
+    revokeCallerToken: () => ctx.credentials.revokeCallerToken(request),
+    async issueToken(opts) {
+      const owner = opts.principal ? principals.get(opts.principal) : principal;
+      if (!owner) throw new UnauthorizedError();
+      return ctx.credentials.issueToken(request, owner, opts);
+    },
+    openCliLogin: (client) => ctx.credentials.openCliLogin(request, client),
+    pollCliLogin: (session) => ctx.credentials.pollCliLogin(request, session),
+  };
+}
+
+/** A repository's handle for the server's own work (jobs, `afterChange`): no request, every permission, recorded as `_system`. */
+export function createSystemHandle(ctx: RepositoriesContext, repo: RepoConfig): RepositoryHandle {
+  return createRepositoryHandle(ctx, repo, SYSTEM_PRINCIPAL);
 }
 
 /**
- * The core's side of `PackageFormat.afterChange`: after a delete, copy or move it committed outside
- * the repository's format (a DELETE the format left to the core, `/api/copy`, `/api/move`), the format
- * regenerates what it derives from stored files. Acts as the server; never fails the caller's
- * operation (the format's error is logged).
+ * The core's side of `PackageFormat.afterChange` (`RepositoriesContext.afterFormatChange`): after the
+ * repositories service committed a delete, copy or move the format did not make through its own
+ * handle, the format regenerates what it derives from stored files, through a system handle. Never
+ * fails the caller's operation (the format's error is logged).
  */
-export async function notifyPathsChanged(
+export async function notifyFormatOfChange(
   ctx: RepositoriesContext,
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  repoKey: string,
+  repo: RepoConfig,
   change: PathsChange,
 ): Promise<void> {
   try {
-    const { repo } = await resolveTarget(ctx, repoKey, SYSTEM_PRINCIPAL);
     const format = ctx.formats.get(repo.packageType);
     if (!format?.afterChange || repo.rclass === 'virtual') return;
-    await format.afterChange(createFormatContext(ctx, app, request, reply, repo, SYSTEM_PRINCIPAL), change);
+    await format.afterChange(createSystemHandle(ctx, repo), change);
   } catch (err) {
     ctx.log.error(
-      { repo: repoKey, err: (err as Error).message },
+      { repo: repo.key, err: (err as Error).message },
       'format documents not regenerated after a delete, copy or move',
     );
   }
-}
-
-/** `notifyPathsChanged` for what a copy or move did (`[from, to]` as `key/path`): per repository, a move's sources deleted and the targets added. */
-export async function notifyCopiedOrMoved(
-  ctx: RepositoriesContext,
-  app: FastifyInstance,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  mode: 'copy' | 'move',
-  files: [string, string][],
-): Promise<void> {
-  const changes = new Map<string, { deleted: string[]; added: string[] }>();
-  const note = (keyPath: string, kind: 'deleted' | 'added') => {
-    const slash = keyPath.indexOf('/');
-    const key = keyPath.slice(0, slash);
-    const change = changes.get(key) ?? { deleted: [], added: [] };
-    changes.set(key, change);
-    change[kind].push(keyPath.slice(slash + 1));
-  };
-  for (const [from, to] of files) {
-    if (mode === 'move') note(from, 'deleted');
-    note(to, 'added');
-  }
-  for (const [key, change] of changes) await notifyPathsChanged(ctx, app, request, reply, key, change);
 }

@@ -1,13 +1,16 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Platform } from '../../app.ts';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { stdSerializers } from 'pino';
 import type { FormatRegistry } from '../../formats/registry.ts';
+import type { Platform } from '../../platform/platform.ts';
 import { clientCredentials } from '../access/client-credentials.service.ts';
 import type { AccessModule } from '../access/index.ts';
 import { archiveRoutes } from './archive.routes.ts';
+import { ArtifactExtensionPoint } from './artifact-extensions.ts';
 import { registerArtifactRoutes } from './artifacts.routes.ts';
 import { registerBlobScrub } from './blob-scrub.ts';
 import type { RepositoriesContext } from './context.ts';
-import { createFormatContext, createSystemFormatContext, SYSTEM_PRINCIPAL } from './format-context.ts';
+import { createRequestContext, createSystemHandle, notifyFormatOfChange } from './format-context.ts';
 import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
 import {
@@ -25,6 +28,7 @@ export { RepoPath } from './repo-path.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The repositories module's services; other modules use it through `repositories.api.ts`. */
     repositories: RepositoriesContext;
   }
 }
@@ -48,6 +52,15 @@ export async function registerRepositories(
     credentials: clientCredentials(access.context),
     baseUrl: platform.config.baseUrl,
     checkUpstreamAddress: upstreamAddressCheck(platform.config.outboundAllowlist),
+    artifactExtensions: new ArtifactExtensionPoint(),
+    withLock: platform.database.withLock,
+    formatSettings: {
+      npmPublishMaxBytes: platform.config.npmPublishMaxBytes,
+      ociGcIntervalSecs: platform.config.ociGcIntervalSecs,
+      ociGcGraceSecs: platform.config.ociGcGraceSecs,
+      ociUploadExpirySecs: platform.config.ociUploadExpirySecs,
+    },
+    afterFormatChange: (repo, change) => notifyFormatOfChange(ctx, repo, change),
   };
   app.decorate('repositories', ctx);
   await app.register(repositoryRoutes(ctx));
@@ -57,7 +70,7 @@ export async function registerRepositories(
   await registerArtifactRoutes(app, ctx);
   registerBlobScrub(platform);
   // Errors on a repository's client endpoint speak its format's language when the format has one.
-  app.errorRenderers.push(async (error, request, reply) => {
+  app.errorRenderers.push(async (error, request, reply, thrown) => {
     const match = /^\/repository\/([^/?]+)/.exec(request.url);
     if (!match) return undefined;
     let key: string;
@@ -68,32 +81,36 @@ export async function registerRepositories(
     }
     const repo = await findRepository(ctx.db, key);
     const format = repo && formats.get(repo.packageType);
-    return format?.errorBody?.(error, reply);
+    try {
+      return await format?.errorBody?.(error, reply);
+    } catch (failure) {
+      // The client still gets the core's envelope; the broken renderer is the server's fault to see.
+      request.log.error(
+        { err: failure, format: format?.id, error: stdSerializers.err(thrown as Error) },
+        'format error renderer failed; answering with the core envelope',
+      );
+      return undefined;
+    }
   });
+  // What formats get for their own routes and jobs: explicit services, never `app.granary`.
   for (const format of formats.list())
-    await format.routes?.(
-      app,
-      Object.assign(
-        async (
-          request: FastifyRequest,
-          reply: FastifyReply,
-          repoKey: string,
-          opts?: { system?: boolean },
-        ) => {
-          const repo = await findRepository(ctx.db, repoKey);
-          const principal = opts?.system ? SYSTEM_PRINCIPAL : request.principal;
-          return repo ? createFormatContext(ctx, app, request, reply, repo, principal) : null;
-        },
-        {
-          repositoryKeys: async (packageType?: string) =>
-            (await listRepositories(ctx.db, { packageType }, formats)).map((r) => r.key),
-          system: async (repoKey: string) => {
-            const repo = await findRepository(ctx.db, repoKey);
-            return repo ? createSystemFormatContext(ctx, app, repo) : null;
-          },
-        },
-      ),
-    );
+    await format.routes?.(app, {
+      async requestContext(request, repoKey) {
+        const repo = await findRepository(ctx.db, repoKey);
+        return repo ? createRequestContext(ctx, request, repo) : null;
+      },
+      async systemHandle(repoKey) {
+        const repo = await findRepository(ctx.db, repoKey);
+        return repo ? createSystemHandle(ctx, repo) : null;
+      },
+      repositoryKeys: async (packageType) =>
+        (await listRepositories(ctx.db, { packageType }, formats)).map((r) => r.key),
+      settings: ctx.formatSettings,
+      tempDir: path.join(platform.config.home, 'tmp'),
+      jobs: platform.jobs,
+      uploadLimits: platform.uploads.onRequest,
+      now: platform.now,
+    });
   await ensureDefaultRepository(ctx.db);
   return ctx;
 }

@@ -2,12 +2,7 @@ import { Readable } from 'node:stream';
 import type { PackageMetadata } from '../../formats/sdk/format.ts';
 import { ArchiveLimitError } from '../../platform/archives/bounded-archive.ts';
 import type { Executor } from '../../platform/events/index.ts';
-import {
-  collectArchiveEntries,
-  indexArchiveEntries,
-  indexStoredFile,
-  unindexPaths,
-} from '../packages/packages.service.ts';
+import type { StoredArtifact } from './artifact-extensions.ts';
 import type { RepositoriesContext } from './context.ts';
 import type { RepoConfig } from './repositories.service.ts';
 
@@ -16,10 +11,20 @@ export interface StoredBlob {
   size: number;
 }
 
+const storedArtifact = (repo: RepoConfig, path: string, blob: StoredBlob): StoredArtifact => ({
+  repositoryId: repo.id,
+  repositoryKey: repo.key,
+  packageType: repo.packageType,
+  path,
+  sha256: blob.sha256,
+  size: blob.size,
+});
+
 /**
- * What the repository's format extracts from a file just stored, for the packages index. A file the
- * format cannot read is stored all the same (it is only not indexed); the failure is logged. An
- * archive past the format's limits (ArchiveLimitError, a 400) is not stored at all.
+ * Before the storing transaction: the artifact extensions read what they need of the bytes (the
+ * packages index: an archive's entries), then the repository's format extracts the file's package
+ * metadata. A file the format cannot read is stored all the same (it is only not indexed); the
+ * failure is logged. An archive past the format's limits (ArchiveLimitError, a 400) is not stored at all.
  */
 export async function extractFor(
   ctx: RepositoriesContext,
@@ -27,7 +32,7 @@ export async function extractFor(
   path: string,
   blob: StoredBlob,
 ): Promise<PackageMetadata | null> {
-  await collectArchiveEntries(ctx.blobs, path, blob); // archive search: entries of jars and zips
+  await ctx.artifactExtensions.beforeStore(storedArtifact(repo, path, blob));
   const format = ctx.formats.get(repo.packageType);
   if (!format) return null;
   try {
@@ -45,21 +50,24 @@ export async function extractFor(
   }
 }
 
-/** Writes the extracted metadata in the storing transaction. */
-export async function indexStored(
+/** In the storing transaction: the artifact extensions hear of the file and its metadata (the packages index). */
+export async function notifyStored(
+  ctx: RepositoriesContext,
   tx: Executor,
   repo: RepoConfig,
   path: string,
   blob: StoredBlob,
   meta: PackageMetadata | null,
 ): Promise<void> {
-  await indexArchiveEntries(tx, repo.id, path, blob);
-  if (!meta) return;
-  await indexStoredFile(
-    tx,
-    { repositoryId: repo.id, packageType: repo.packageType, path, size: blob.size, sha256: blob.sha256 },
-    meta,
-  );
+  await ctx.artifactExtensions.stored(tx, storedArtifact(repo, path, blob), meta);
 }
 
-export { unindexPaths };
+/** In the transaction that removes (or replaces) files: the artifact extensions hear of the paths. */
+export async function notifyRemoved(
+  ctx: RepositoriesContext,
+  tx: Executor,
+  repositoryId: string,
+  paths: string[],
+): Promise<void> {
+  await ctx.artifactExtensions.removed(tx, repositoryId, paths);
+}

@@ -1,4 +1,4 @@
-import { InvalidError } from '../../platform/http/errors.ts';
+import { InvalidError } from '../../platform/errors.ts';
 import { antMatch } from '../access/ant-pattern.ts';
 import type { RepositoriesContext } from './context.ts';
 import { INVALID_PATH } from './repo-path.ts';

@@ -9,8 +9,9 @@ import type {
 } from '../../formats/sdk/format.ts';
 import { ArchiveLimitError, archiveLimitOf } from '../../platform/archives/bounded-archive.ts';
 import { type BlobInfo, ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
+import { UpstreamError } from '../../platform/errors.ts';
 import { publish } from '../../platform/events/index.ts';
-import { DomainError } from '../../platform/http/errors.ts';
+import { readBounded } from '../../platform/streams/read-bounded.ts';
 import {
   type ArtifactRow,
   changeArtifacts,
@@ -19,16 +20,10 @@ import {
   upsertArtifact,
 } from './artifacts.queries.ts';
 import type { RepositoriesContext } from './context.ts';
-import { extractFor, indexStored, unindexPaths } from './indexing.ts';
+import { extractFor, notifyRemoved, notifyStored } from './indexing.ts';
 import { mimeTypeOf } from './mime.ts';
 import type { RepoConfig } from './repositories.service.ts';
 import { HEAD_BYTES, kindOfPath, kindRefusal, UpstreamRefusal } from './upstream-kind.ts';
-
-export class UpstreamError extends DomainError {
-  constructor(message: string) {
-    super(502, 'UPSTREAM_FAILED', message);
-  }
-}
 
 export type FetchOutcome =
   | { artifact: ArtifactRow }
@@ -377,8 +372,8 @@ export class RemoteFetcher {
       );
     }
     return changeArtifacts(this.ctx().db, async (tx) => {
-      await unindexPaths(tx, repo.id, [path]);
-      await indexStored(tx, repo, path, blob, meta);
+      await notifyRemoved(this.ctx(), tx, repo.id, [path]);
+      await notifyStored(this.ctx(), tx, repo, path, blob, meta);
       const row = await upsertArtifact(tx, {
         repositoryId: repo.id,
         path,
@@ -500,20 +495,15 @@ export class RemoteFetcher {
       upstream: async (path, opts = {}) => {
         const max = opts.maxBytes ?? CHECK_BODY_BYTES;
         const res = await this.request(repo, path, {});
-        const chunks: Buffer[] = [];
-        let total = 0;
-        if (res.body)
-          for await (const chunk of Readable.fromWeb(
-            res.body as import('node:stream/web').ReadableStream<Uint8Array>,
-          )) {
-            total += (chunk as Buffer).length;
-            if (total > max)
-              throw new UpstreamError(
-                `The upstream of '${repo.key}' sent more than ${max} bytes for '${path}'`,
-              );
-            chunks.push(chunk as Buffer);
-          }
-        return { status: res.status, headers: res.headers, body: Buffer.concat(chunks) };
+        const body = res.body
+          ? await readBounded(
+              Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>),
+              max,
+              () =>
+                new UpstreamError(`The upstream of '${repo.key}' sent more than ${max} bytes for '${path}'`),
+            )
+          : Buffer.alloc(0);
+        return { status: res.status, headers: res.headers, body };
       },
     };
   }

@@ -1,4 +1,4 @@
-import { InvalidError } from '../../platform/http/errors.ts';
+import { InvalidError } from '../../platform/errors.ts';
 
 /**
  * The one canonical form of "a path in a repository". Every route that names an artifact parses

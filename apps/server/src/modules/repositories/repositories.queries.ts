@@ -10,6 +10,19 @@ export async function listRepositoryRows(db: Executor): Promise<RepositoryRow[]>
   return db.select().from(repositories).orderBy(asc(repositories.key));
 }
 
+/** Every repository's id, key, class, type and settings (no order): what other modules' lists need. */
+export async function listRepositoryHeadRows(db: Executor) {
+  return db
+    .select({
+      id: repositories.id,
+      key: repositories.key,
+      rclass: repositories.rclass,
+      packageType: repositories.packageType,
+      settings: repositories.settings,
+    })
+    .from(repositories);
+}
+
 export async function findRepositoryByKey(db: Executor, key: string): Promise<RepositoryRow | undefined> {
   const rows = await db
     .select()
@@ -42,9 +55,13 @@ export async function deleteRepositoryRow(db: Executor, id: string): Promise<voi
 }
 
 /** Runs `fn` holding a transaction-scoped advisory lock (several nodes starting at once). */
-export async function withAdvisoryLock<T>(db: Db, lockKey: bigint, fn: (tx: Db) => Promise<T>): Promise<T> {
+export async function withAdvisoryLock<T>(
+  db: Db,
+  lockKey: bigint,
+  fn: (tx: Executor) => Promise<T>,
+): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${lockKey.toString()}::bigint)`);
-    return fn(tx as unknown as Db);
+    return fn(tx);
   });
 }

@@ -2,14 +2,15 @@ import {
   CACHE_SUFFIX,
   DEFAULT_REPOSITORY_KEY,
   HIDDEN_REPOSITORY_TYPES,
+  isMavenLike,
   type Repository,
   type RepositoryWrite,
   repositoryKeySchema,
 } from '@granary/contracts';
 import type { FormatRegistry } from '../../formats/registry.ts';
 import type { Db } from '../../platform/db/index.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors.ts';
 import { publish } from '../../platform/events/index.ts';
-import { ConflictError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
 import {
   createAddressPolicy,
   normalizeHostName,
@@ -87,7 +88,6 @@ const REMOTE_FIELDS = [
 ] as const;
 const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo', 'allowRemoteOverride'] as const;
 const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots', 'allowReleaseRedeploy'] as const;
-const MAVEN_LIKE = new Set(['maven', 'gradle', 'ivy', 'sbt']);
 const DEFAULT_LOCK_KEY = 0x67726e7265706fn; // 'grnrepo'
 
 export function toRepoConfig(row: RepositoryRow): RepoConfig {
@@ -382,7 +382,7 @@ async function buildConfig(
   checkPatterns(body.excludesPattern, 'excludesPattern');
   if (rclass !== 'remote') refuseFields(body, REMOTE_FIELDS, 'remote');
   if (rclass !== 'virtual') refuseFields(body, VIRTUAL_FIELDS, 'virtual');
-  if (!MAVEN_LIKE.has(packageType)) refuseFields(body, MAVEN_FIELDS, 'maven');
+  if (!isMavenLike(packageType)) refuseFields(body, MAVEN_FIELDS, 'maven');
 
   const config: Omit<RepoConfig, 'id' | 'createdAt'> = {
     key: existing?.key ?? key,
@@ -424,7 +424,7 @@ async function buildConfig(
       allowRemoteOverride: body.allowRemoteOverride ?? existing?.virtual?.allowRemoteOverride ?? false,
     });
   }
-  if (MAVEN_LIKE.has(packageType)) {
+  if (isMavenLike(packageType)) {
     config.maven = {
       handleReleases: body.handleReleases ?? existing?.maven?.handleReleases ?? true,
       handleSnapshots: body.handleSnapshots ?? existing?.maven?.handleSnapshots ?? true,

@@ -1,7 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ErrorCode } from '@granary/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type BlobCache,
@@ -14,7 +13,8 @@ import {
   verifiedChunks,
 } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
-import { DomainError } from '../../platform/http/errors.ts';
+import { ContentDamagedError, OutOfRangeError } from '../../platform/errors.ts';
+import type { ArtifactExtensionPoint } from './artifact-extensions.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { repositoryKeyOf } from './blob-scrub.queries.ts';
 import { isActiveContent, mimeTypeOf } from './mime.ts';
@@ -54,6 +54,8 @@ export interface ArtifactStore {
   db: Db;
   blobs: BlobStore;
   blobCache?: BlobCache;
+  /** told of each whole download (the packages index counts them) */
+  artifactExtensions?: Pick<ArtifactExtensionPoint, 'downloaded'>;
 }
 
 const FAULT_WORDS = { corrupt: 'damaged', missing: 'missing', empty: 'damaged (stored empty)' } as const;
@@ -68,7 +70,7 @@ async function contentDamaged(
   store: ArtifactStore,
   artifact: ArtifactRow,
   error: BlobNotFoundError | BlobDamagedError,
-): Promise<DomainError> {
+): Promise<ContentDamagedError> {
   const kind = error instanceof BlobDamagedError ? error.kind : 'missing';
   const detail = error instanceof BlobDamagedError ? error.detail : 'the blob is not in the store';
   const repository = await repositoryKeyOf(store.db, artifact.repositoryId).catch(() => undefined);
@@ -82,9 +84,7 @@ async function contentDamaged(
     { sha256: artifact.sha256, kind, detail, artifact: where, source: 'download' },
     error instanceof BlobDamagedError ? error : undefined,
   );
-  return new DomainError(
-    500,
-    ErrorCode.ContentDamaged,
+  return new ContentDamagedError(
     `The stored content of ${where} is ${FAULT_WORDS[kind]} (request ${request.id})`,
   );
 }
@@ -148,14 +148,13 @@ async function sendVerified(
       : null;
   if (range === 'unsatisfiable') {
     reply.header('content-range', `bytes */${size}`);
-    throw new DomainError(416, 'RANGE_NOT_SATISFIABLE', `The range is outside the file's ${size} bytes`);
+    throw new OutOfRangeError(`The range is outside the file's ${size} bytes`);
   }
   if (request.method === 'HEAD') {
     reply.header('content-length', String(size));
     return reply.code(200).send();
   }
-  if (!range || range.start === 0)
-    request.server.packageDownloads?.count(artifact.repositoryId, artifact.path);
+  if (!range || range.start === 0) store.artifactExtensions?.downloaded(artifact.repositoryId, artifact.path);
   // Small, often-read files come from memory: no file or S3 read per request (verified when loaded).
   const cached = await store.blobCache?.read(artifact.sha256, size);
   if (cached) {

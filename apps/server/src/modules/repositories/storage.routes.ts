@@ -7,8 +7,8 @@ import {
 } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { InvalidError, NotFoundError } from '../../platform/errors.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { InvalidError, NotFoundError } from '../../platform/http/errors.ts';
 import { binariesUsage, listChildren, usageByRepository } from './artifacts.queries.ts';
 import {
   changeProperties,
@@ -19,7 +19,6 @@ import {
   refuseInternalPath,
 } from './artifacts.service.ts';
 import type { RepositoriesContext } from './context.ts';
-import { notifyCopiedOrMoved } from './format-context.ts';
 import { visibleChild } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
@@ -156,7 +155,7 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
             response: { 200: copyMoveAnswerSchema },
           },
         },
-        async (request, reply) => {
+        async (request) => {
           const from = pathOf(request.params);
           const to = request.query.to.replace(/^\/+/, '');
           const slash = to.indexOf('/');
@@ -166,7 +165,6 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
           );
           const dry = request.query.dry === '1' || request.query.dry === 'true';
           const result = await copyOrMove(ctx, request.principal, mode, from, target, dry);
-          if (!dry) await notifyCopiedOrMoved(ctx, app, request, reply, mode, result.files);
           const verb = mode === 'copy' ? 'copying' : 'moving';
           return {
             messages: result.files.map(([a, b]) => ({

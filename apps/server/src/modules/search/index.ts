@@ -10,8 +10,8 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { archiveIndexingEnabled } from '../packages/archive-entries.ts';
-import type { RepositoriesContext } from '../repositories/context.ts';
+import { archiveIndexingEnabled } from '../packages/packages.api.ts';
+import type { RepositoriesContext } from '../repositories/repositories.api.ts';
 import { ArtifactSearch } from './search.service.ts';
 
 const tags = ['search'];

@@ -3,25 +3,21 @@ import {
   type ArtifactSearchAnswer,
   type ArtifactSearchKind,
   type ArtifactSearchRequest,
-  HIDDEN_REPOSITORY_TYPES,
 } from '@granary/contracts';
-import { type SQL, sql } from 'drizzle-orm';
-import { queryRows } from '../../platform/db/index.ts';
+import { likePattern } from '../../platform/db/like-pattern.ts';
+import { InvalidError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
-import { InvalidError } from '../../platform/http/errors.ts';
-import { likePattern } from '../packages/packages.read.ts';
-import { archiveEntries } from '../packages/packages.schema.ts';
-import type { RepositoriesContext } from '../repositories/context.ts';
-import { isInternalPath } from '../repositories/internal-paths.ts';
-import { artifacts, repositories } from '../repositories/repositories.schema.ts';
-import type { RepositoryClass } from '../repositories/repositories.service.ts';
-
-interface SearchRepo {
-  id: string;
-  key: string;
-  rclass: string;
-  packageType: string;
-}
+import { type ArchiveEntryMatch, searchArchiveEntries } from '../packages/packages.api.ts';
+import {
+  isInternalPath,
+  listRepositoryHeads,
+  mayRead,
+  type RepositoriesContext,
+  type RepositoryHead,
+  readableRepositories,
+  type StoredFileMatch,
+  searchStoredFiles,
+} from '../repositories/repositories.api.ts';
 
 interface Row {
   repository_id: string;
@@ -37,70 +33,53 @@ const HEX = /^[a-f0-9]+$/;
 
 /**
  * Artifact search (quick, checksum, property, GAVC, archive entry): over the repositories the caller
- * can read, each hit checked at its own path; at most ARTIFACT_SEARCH_LIMIT results.
+ * can read, each hit checked at its own path; at most ARTIFACT_SEARCH_LIMIT results. Stored files are
+ * the repositories module's to query, archive entries the packages module's: this module owns no table.
  */
 export class ArtifactSearch {
   constructor(private readonly ctx: RepositoriesContext) {}
 
-  private async repos(principal: Principal | null, keys: string[] | undefined): Promise<SearchRepo[]> {
-    const rows = await this.ctx.db
-      .select({
-        id: repositories.id,
-        key: repositories.key,
-        rclass: repositories.rclass,
-        packageType: repositories.packageType,
-      })
-      .from(repositories);
+  private async repos(principal: Principal | null, keys: string[] | undefined): Promise<RepositoryHead[]> {
+    const rows = await listRepositoryHeads(this.ctx.db);
     const wanted =
       keys && keys.length > 0 ? new Set(keys.map((k) => k.toLowerCase().replace(/-cache$/, ''))) : null;
-    const out: SearchRepo[] = [];
-    for (const r of rows) {
-      if (r.rclass === 'virtual') continue;
-      if ((HIDDEN_REPOSITORY_TYPES as readonly string[]).includes(r.packageType.toLowerCase())) continue;
-      if (wanted && !wanted.has(r.key.toLowerCase())) continue;
-      if (
-        await this.ctx.authorizer.can(principal, 'read', {
-          key: r.key,
-          rclass: r.rclass as RepositoryClass,
-          path: '',
-        })
-      )
-        out.push(r);
-    }
-    return out;
+    return readableRepositories(
+      this.ctx.authorizer,
+      principal,
+      wanted ? rows.filter((r) => wanted.has(r.key.toLowerCase())) : rows,
+    );
   }
 
-  /** The condition that picks the files of one kind of search. */
-  private condition(kind: ArtifactSearchKind, q: ArtifactSearchRequest, exactName: boolean): SQL {
+  /** What one kind of search asks of stored files. */
+  private fileMatch(kind: ArtifactSearchKind, q: ArtifactSearchRequest, exactName: boolean): StoredFileMatch {
     switch (kind) {
       case 'quick': {
         const name = (q.query ?? '').trim();
         if (name.replace(/[*?]/g, '') === '') throw new InvalidError('Enter a file name to search for');
         const pattern = hasWildcard(name) || exactName ? name : `*${name}*`;
-        return sql`lower(regexp_replace(a.path, '^.*/', '')) like ${likePattern(pattern.toLowerCase())}`;
+        return { by: 'name', lowerCaseLike: likePattern(pattern.toLowerCase()) };
       }
       case 'checksum': {
         const c = (q.checksum ?? q.query ?? '').trim().toLowerCase();
         if (!HEX.test(c) || ![32, 40, 64].includes(c.length))
           throw new InvalidError('A checksum is an MD5 (32), SHA-1 (40) or SHA-256 (64) hexadecimal value');
-        return c.length === 64
-          ? sql`a.sha256 = ${c}`
-          : c.length === 40
-            ? sql`a.sha1 = ${c}`
-            : sql`a.md5 = ${c}`;
+        return {
+          by: 'checksum',
+          algorithm: c.length === 64 ? 'sha256' : c.length === 40 ? 'sha1' : 'md5',
+          value: c,
+        };
       }
       case 'property': {
         const props = (q.properties ?? []).filter((p) => p.key.trim() !== '');
         if (props.length === 0) throw new InvalidError('Name at least one property');
-        return sql.join(
-          props.map((p) =>
+        return {
+          by: 'properties',
+          properties: props.map((p) =>
             p.value === undefined || p.value === '' || p.value === '*'
-              ? sql`a.properties ? ${p.key}`
-              : sql`exists (select 1 from jsonb_array_elements_text(case when jsonb_typeof(a.properties -> ${p.key}) = 'array' then a.properties -> ${p.key} else '[]'::jsonb end) x
-                      where x like ${likePattern(p.value)})`,
+              ? { key: p.key }
+              : { key: p.key, valueLike: likePattern(p.value) },
           ),
-          sql` and `,
-        );
+        };
       }
       case 'gavc': {
         const { groupId, artifactId, version, classifier } = q;
@@ -111,7 +90,7 @@ export class ArtifactSearch {
         const v = version || '*';
         // without a classifier every file of the version matches (main, -sources, -javadoc…)
         const file = classifier ? `${a}-${v}-${classifier}.*` : `${a}-${v}*`;
-        return sql`a.path like ${likePattern(`${g}/${a}/${v}/${file}`)}`;
+        return { by: 'path', like: likePattern(`${g}/${a}/${v}/${file}`) };
       }
       default:
         throw new InvalidError(`Unknown search '${kind}'`);
@@ -126,43 +105,24 @@ export class ArtifactSearch {
     opts: { exactName?: boolean } = {},
   ): Promise<ArtifactSearchAnswer> {
     const repos = await this.repos(principal, q.repos);
-    const cond = kind === 'archive' ? this.archiveCondition(q) : this.condition(kind, q, !!opts.exactName);
+    const match: { archive: ArchiveEntryMatch } | { files: StoredFileMatch } =
+      kind === 'archive'
+        ? { archive: this.archiveMatch(q) }
+        : { files: this.fileMatch(kind, q, !!opts.exactName) };
     if (repos.length === 0) return { results: [], limitReached: false };
     const byId = new Map(repos.map((r) => [r.id, r]));
-    const inRepos = sql`a.repository_id in (${sql.join(
-      repos.map((r) => sql`${r.id}::uuid`),
-      sql`, `,
-    )})`;
+    const ids = repos.map((r) => r.id);
     const limit = ARTIFACT_SEARCH_LIMIT + 1;
-    const rows =
-      kind === 'archive'
-        ? await queryRows<Row>(
-            this.ctx.db,
-            sql`select a.repository_id, a.path, a.size, a.modified_at, a.sha256, e.entry
-                from ${archiveEntries} e join ${artifacts} a on a.repository_id = e.repository_id and a.path = e.path
-                where ${inRepos} and ${cond}
-                order by e.name, a.path, e.entry limit ${limit}`,
-          )
-        : await queryRows<Row>(
-            this.ctx.db,
-            sql`select a.repository_id, a.path, a.size, a.modified_at, a.sha256
-                from ${artifacts} a where ${inRepos} and ${cond}
-                order by a.path, a.repository_id limit ${limit}`,
-          );
+    const rows: Row[] =
+      'archive' in match
+        ? await searchArchiveEntries(this.ctx.db, ids, match.archive, limit)
+        : await searchStoredFiles(this.ctx.db, ids, match.files, limit);
     const results: ArtifactSearchAnswer['results'] = [];
     for (const row of rows.slice(0, ARTIFACT_SEARCH_LIMIT)) {
       const repo = byId.get(row.repository_id)!;
       // issue 12 §20: the files a format keeps for itself are not search results
       if (isInternalPath(this.ctx, repo.packageType, row.path)) continue;
-      if (
-        !principal?.admin &&
-        !(await this.ctx.authorizer.can(principal, 'read', {
-          key: repo.key,
-          rclass: repo.rclass as RepositoryClass,
-          path: row.path,
-        }))
-      )
-        continue;
+      if (!principal?.admin && !(await mayRead(this.ctx.authorizer, principal, repo, row.path))) continue;
       const key = repo.rclass === 'remote' ? `${repo.key}-cache` : repo.key;
       results.push({
         name: row.path.split('/').at(-1) ?? row.path,
@@ -179,18 +139,19 @@ export class ArtifactSearch {
   }
 
   /** Archive entries by name: `Foo`, `Foo.class`, `*.xml`; classes only and without inner classes on request. */
-  private archiveCondition(q: ArtifactSearchRequest): SQL {
+  private archiveMatch(q: ArtifactSearchRequest): ArchiveEntryMatch {
     const name = (q.query ?? '').trim();
     if (name.replace(/[*?]/g, '') === '') throw new InvalidError('Enter an entry name to search for');
     const lower = name.toLowerCase();
-    const conds: SQL[] = [];
-    if (hasWildcard(lower)) conds.push(sql`lower(e.name) collate "C" like ${likePattern(lower)}`);
-    else if (q.searchClassOnly || lower.endsWith('.class'))
-      conds.push(sql`lower(e.name) collate "C" = ${lower.endsWith('.class') ? lower : `${lower}.class`}`);
-    else conds.push(sql`lower(e.name) collate "C" in (${lower}, ${`${lower}.class`})`);
-    if (q.searchClassOnly) conds.push(sql`e.name like '%.class'`);
-    if (q.excludeInnerClasses) conds.push(sql`e.name not like '%$%'`);
-    if (q.path) conds.push(sql`e.path like ${likePattern(q.path)}`);
-    return sql.join(conds, sql` and `);
+    return {
+      name: hasWildcard(lower)
+        ? { lowerCaseLike: likePattern(lower) }
+        : q.searchClassOnly || lower.endsWith('.class')
+          ? { lowerCaseAnyOf: [lower.endsWith('.class') ? lower : `${lower}.class`] }
+          : { lowerCaseAnyOf: [lower, `${lower}.class`] },
+      classesOnly: !!q.searchClassOnly,
+      excludeInnerClasses: !!q.excludeInnerClasses,
+      archivePathLike: q.path ? likePattern(q.path) : undefined,
+    };
   }
 }

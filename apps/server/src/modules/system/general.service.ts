@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import {
   DATE_FORMATS,
   DEFAULT_SERVER_NAME,
-  ErrorCode,
   type Flavour,
   type GeneralConfig,
   type GeneralConfigUpdate,
@@ -13,7 +12,7 @@ import {
 } from '@granary/contracts';
 import type { BlobStore } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
-import { DomainError, InvalidError, NotFoundError } from '../../platform/http/errors.ts';
+import { InvalidError, NotFoundError, TooLargeError, UnsupportedTypeError } from '../../platform/errors.ts';
 import { deleteSystemSetting, readSystemSetting, writeSystemSetting } from './system.queries.ts';
 
 interface StoredGeneral {
@@ -57,9 +56,9 @@ function sniff(bytes: Buffer): StoredLogo['contentType'] | undefined {
   return undefined;
 }
 
-export class UnsupportedImageError extends DomainError {
+export class UnsupportedImageError extends UnsupportedTypeError {
   constructor(message: string) {
-    super(415, ErrorCode.UnsupportedMediaType, message);
+    super(message);
   }
 }
 
@@ -127,8 +126,7 @@ export class GeneralSettings {
     if (!(LOGO_CONTENT_TYPES as readonly string[]).includes(declared))
       throw new UnsupportedImageError(`A logo must be one of ${LOGO_CONTENT_TYPES.join(', ')}`);
     if (bytes.length === 0) throw new InvalidError('The logo is empty');
-    if (bytes.length > LOGO_MAX_BYTES)
-      throw new DomainError(413, ErrorCode.PayloadTooLarge, `A logo is at most ${LOGO_MAX_BYTES} bytes`);
+    if (bytes.length > LOGO_MAX_BYTES) throw new TooLargeError(`A logo is at most ${LOGO_MAX_BYTES} bytes`);
     const actual = sniff(bytes);
     if (actual !== declared) throw new UnsupportedImageError(`The file is not a ${declared} image`);
     // Blobs are content-addressed and shared: a replaced logo's blob is left for the collector.

@@ -9,7 +9,7 @@ import {
   NO_LICENSE,
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
-import { InvalidError } from '../../platform/http/errors.ts';
+import { InvalidError } from '../../platform/errors.ts';
 import { readSystemSetting, writeSystemSetting } from './system.queries.ts';
 
 const KEY = 'license';

@@ -78,7 +78,7 @@ describe(`system: console start-up calls (${testEngine})`, () => {
       footer: { text: '', logoUrl: null },
       helpLinksEnabled: true,
       anonymousAccessAllowed: false,
-      dateFormat: expect.any(String),
+      dateFormat: 'dd-MM-yy HH:mm:ss z',
       flavour: { cloud: true, trial: true, freeTier: false, lightweight: false, registryOnly: false },
     });
     const signedIn = (await call('GET', `${V1}/ui/generalConfig`, SAM)).json();
@@ -402,6 +402,8 @@ describe(`system: console start-up calls (${testEngine})`, () => {
         'GET /ui/api/v1/system/status/nodes',
         'GET /api/system/jobs',
         'POST /api/system/jobs/:name/run',
+        'GET /api/system/jobs/queues/:name/dead',
+        'POST /api/system/jobs/queues/:name/dead/:id/retry',
         'GET /api/system/storage/scrub',
       ].sort(),
     );

@@ -23,8 +23,8 @@ import {
 } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { UnauthorizedError } from '../../platform/errors.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { UnauthorizedError } from '../../platform/http/errors.ts';
 import type { SystemServices } from './index.ts';
 import { readVersion } from './version.ts';
 

@@ -3,7 +3,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
-import { InvalidError } from '../http/errors.ts';
+import { InvalidError } from '../errors.ts';
+import { type ByteSource, readBounded } from '../streams/read-bounded.ts';
 
 /**
  * Reading untrusted archives (package tarballs, wheels, sdists) within limits. Every reader here
@@ -50,27 +51,8 @@ function archiveError(err: unknown, what: string): ArchiveError {
 }
 
 /** Reads a stream whole, refusing more than `max` bytes (`what` names it in the error). */
-export async function readAtMost(
-  stream: AsyncIterable<unknown> & { destroy(): unknown },
-  max: number,
-  what: string,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let ended = false;
-  try {
-    for await (const chunk of stream) {
-      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-      total += buf.length;
-      if (total > max) throw new ArchiveLimitError(`${what} is larger than ${max} bytes`);
-      chunks.push(buf);
-    }
-    ended = true;
-  } finally {
-    // Stopped early (a limit, or a failure): the rest is never read.
-    if (!ended) stream.destroy();
-  }
-  return Buffer.concat(chunks, total);
+export function readAtMost(stream: ByteSource, max: number, what: string): Promise<Buffer> {
+  return readBounded(stream, max, () => new ArchiveLimitError(`${what} is larger than ${max} bytes`));
 }
 
 /** One entry of a tar stream, as `tarGzEntries` yields it. */

@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { SerialQueue } from '../concurrency/serial-queue.ts';
 import { type NotifyChannel, pgliteChannel, postgresChannel } from './notify-channel.ts';
 import * as schema from './schema.ts';
 
@@ -22,6 +23,12 @@ export interface Database {
   readonly channel: NotifyChannel;
   /** Applies pending migrations; safe when several nodes start at once (advisory lock). */
   migrate(): Promise<void>;
+  /**
+   * Runs `fn` while holding the lock `name`, cluster-wide: one holder at a time across every node on
+   * this database, waiters served in turn; released when `fn` settles, thrown or not. Locks do not nest
+   * (a holder must not wait for another lock: `fn` may run while other names wait for a connection).
+   */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -38,6 +45,11 @@ export interface DatabaseOptions {
   pglite?: PGlite;
   /** Connection pool size on PostgreSQL. */
   poolSize?: number;
+  /**
+   * PostgreSQL: most connections holding or waiting for `withLock` locks at once, a pool of their own
+   * (default four times `poolSize`, at least 16); more names wait their turn for one.
+   */
+  lockConnections?: number;
   /**
    * PostgreSQL: the longest wait for a pooled or new connection and for each statement's answer
    * (GRANARY_DATABASE_TIMEOUT_MS). Past it the caller gets a DatabaseUnavailableError.
@@ -81,8 +93,15 @@ function isConnectionFailure(error: unknown): boolean {
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  if (opts.url)
-    return openPostgres(opts.url, opts.poolSize ?? 10, opts.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS);
+  if (opts.url) {
+    const poolSize = opts.poolSize ?? 10;
+    return openPostgres(
+      opts.url,
+      poolSize,
+      opts.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS,
+      opts.lockConnections ?? Math.max(16, 4 * poolSize),
+    );
+  }
   return openPglite(opts.pglite ?? (await bootPglite(opts.dataDir)));
 }
 
@@ -110,13 +129,22 @@ await db.close();`;
   });
 }
 
+/** `withLock`'s queues of each embedded instance, shared by every handle on it. */
+const pgliteLocks = new WeakMap<PGlite, SerialQueue>();
+
 function openPglite(client: PGlite): Database {
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const db: Db = drizzlePglite({ client, schema });
   const channel = pgliteChannel(client);
+  const queue = pgliteLocks.get(client) ?? new SerialQueue();
+  pgliteLocks.set(client, queue);
   return {
     kind: 'pglite',
     db,
     channel,
+    // A PGlite data folder belongs to one process, which is the whole cluster: the in-process queue
+    // is the cluster-wide lock. (Advisory locks would not do: PGlite has one session, and a session
+    // takes its own advisory lock again at once.)
+    withLock: (name, fn) => queue.run(name, fn),
     async migrate() {
       // One process owns a PGlite data folder, and PGlite runs one statement at a time;
       // the advisory lock keeps the code path identical to PostgreSQL's.
@@ -179,7 +207,70 @@ class GuardedPool extends pg.Pool {
   }
 }
 
-function openPostgres(url: string, max: number, timeoutMs: number): Database {
+/**
+ * `withLock` on PostgreSQL: a session advisory lock (`pg_advisory_lock(hashtextextended(name, 0))`)
+ * held on a connection of its own for `fn`'s whole run, from a pool kept apart from the main one, so
+ * locks waited for never take the connections queries need. This node's own holders of a name queue
+ * in front (SerialQueue), so the node holds at most one connection per name, and a session never
+ * takes its own lock twice. A connection whose unlock fails is dropped: its session ends and, with
+ * it, the lock.
+ */
+function advisoryLocks(url: string, max: number, timeoutMs: number) {
+  // Waiting for one of these connections means waiting for locks: no time limit. Opening one keeps
+  // the database timeout, so a server that is gone fails the caller.
+  class LockClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({
+        ...(typeof config === 'string' ? { connectionString: config } : config),
+        connectionTimeoutMillis: timeoutMs,
+      });
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    application_name: 'granary-locks',
+    keepAlive: true,
+    Client: LockClient,
+  });
+  // An idle or a held connection losing its socket must not crash the process.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const queue = new SerialQueue();
+  const unavailable = (error: unknown) =>
+    isConnectionFailure(error) ? new DatabaseUnavailableError(error) : error;
+  return {
+    withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      return queue.run(name, async () => {
+        let client: pg.PoolClient;
+        try {
+          client = await pool.connect();
+        } catch (error) {
+          throw new DatabaseUnavailableError(error);
+        }
+        try {
+          await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [name]);
+        } catch (error) {
+          client.release(true);
+          throw unavailable(error);
+        }
+        try {
+          return await fn();
+        } finally {
+          try {
+            await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [name]);
+            client.release();
+          } catch {
+            client.release(true);
+          }
+        }
+      });
+    },
+    close: () => pool.end(),
+  };
+}
+
+function openPostgres(url: string, max: number, timeoutMs: number, lockConnections: number): Database {
   const pool = new GuardedPool({
     connectionString: url,
     max,
@@ -193,12 +284,14 @@ function openPostgres(url: string, max: number, timeoutMs: number): Database {
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   pool.on('connect', guardClient);
-  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const db: Db = drizzlePg({ client: pool, schema });
   const channel = postgresChannel(url, pool);
+  const locks = advisoryLocks(url, lockConnections, timeoutMs);
   return {
     kind: 'postgres',
     db,
     channel,
+    withLock: locks.withLock,
     async migrate() {
       // A connection of its own without the statement timeout: a migration, or waiting for another
       // node's, may take longer.
@@ -221,6 +314,7 @@ function openPostgres(url: string, max: number, timeoutMs: number): Database {
     },
     async close() {
       await channel.close();
+      await locks.close();
       await pool.end();
     },
   };

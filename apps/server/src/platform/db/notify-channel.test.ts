@@ -40,6 +40,8 @@ if (testDatabaseUrl)
   describe('issue 12 §19: LISTEN/NOTIFY on a PostgreSQL server', () => {
     it('issue 12 §19: when the listening connection drops, the node reconnects, hears that it may have missed messages, and hears the next ones', async () => {
       const [a, b] = await createTestDatabasePair();
+      // The server's node job `db.listen-reconnect` calls reconnect() on its tick; the test plays the tick.
+      const tick = setInterval(() => void b.channel.reconnect(), 50);
       try {
         const heard: string[] = [];
         let gaps = 0;
@@ -55,6 +57,7 @@ if (testDatabaseUrl)
         await a.channel.notify('granary_probe', 'after');
         expect(await until(() => heard.includes('after'))).toBe(true);
       } finally {
+        clearInterval(tick);
         await a.close();
         await b.close();
       }

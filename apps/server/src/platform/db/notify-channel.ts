@@ -5,7 +5,8 @@ import pg from 'pg';
  * PostgreSQL `LISTEN/NOTIFY` between the nodes sharing one database (DESIGN.md "Caches are
  * invalidated across nodes"). A message is a short string; `pg_notify` sent inside a transaction
  * is delivered when it commits. A listener can miss messages while its connection is down, so it
- * also hears `onGap` once the connection is back: whatever it caches may be stale.
+ * also hears `onGap` once the connection is back: whatever it caches may be stale. A lost connection
+ * is opened again by `reconnect`, which the server calls on a node job's tick (`db.listen-reconnect`).
  */
 export interface NotifyChannel {
   /** Sends `payload` to every listener of `channel`, on every node (this one included). */
@@ -16,6 +17,11 @@ export interface NotifyChannel {
     onMessage: (payload: string) => void,
     onGap?: () => void,
   ): Promise<() => Promise<void>>;
+  /**
+   * Opens the listening connection again if it was lost and its back-off has passed, then tells
+   * every listener `onGap`. Never throws (a failure only grows the back-off).
+   */
+  reconnect(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,9 @@ export function pgliteChannel(client: PGlite): NotifyChannel {
       unlistens.add(unlisten);
       return unlisten;
     },
+    async reconnect() {
+      // One in-process connection: nothing to lose.
+    },
     async close() {
       for (const unlisten of [...unlistens]) await unlisten().catch(() => {});
     },
@@ -58,8 +67,9 @@ interface Subscription {
 
 /**
  * PostgreSQL: LISTEN needs a connection of its own (a pooled one goes back to the pool and stops
- * hearing), opened on the first `listen`. When it drops, it is opened again with a growing delay
- * (up to `maxRetryMs`) and every subscriber hears `onGap`. NOTIFY goes through the pool.
+ * hearing), opened on the first `listen`. When it drops, `reconnect` opens it again once a delay has
+ * passed (growing after each failure, up to `maxRetryMs`), and every subscriber hears `onGap`.
+ * NOTIFY goes through the pool.
  */
 export function postgresChannel(
   url: string,
@@ -69,7 +79,11 @@ export function postgresChannel(
   const subscriptions = new Set<Subscription>();
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
-  let retry: NodeJS.Timeout | undefined;
+  let reconnecting: Promise<void> | undefined;
+  /** The listening connection was lost and listeners have not heard `onGap` since. */
+  let down = false;
+  /** No reconnection before this (epoch ms). */
+  let retryAt = 0;
   let retryMs = 250;
   let closed = false;
   const maxRetryMs = opts.maxRetryMs ?? 10_000;
@@ -86,25 +100,10 @@ export function postgresChannel(
     client = undefined;
     c.removeAllListeners('notification');
     c.end().catch(() => {});
-    scheduleReconnect();
-  };
-
-  const scheduleReconnect = () => {
-    if (closed || retry || subscriptions.size === 0) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      connect()
-        .then(() => {
-          retryMs = 250;
-          for (const s of subscriptions) s.onGap?.();
-        })
-        .catch((err: Error) => {
-          report(err);
-          retryMs = Math.min(retryMs * 2, maxRetryMs);
-          scheduleReconnect();
-        });
-    }, retryMs);
-    retry.unref();
+    if (!down) {
+      down = true;
+      retryAt = Date.now() + retryMs;
+    }
   };
 
   const connect = (): Promise<pg.Client> => {
@@ -159,9 +158,30 @@ export function postgresChannel(
           await client.query(`UNLISTEN ${quote(channel)}`).catch(() => {});
       };
     },
+    reconnect() {
+      reconnecting ??= (async () => {
+        if (closed || !down) return;
+        if (!client) {
+          if (subscriptions.size === 0 || Date.now() < retryAt) return;
+          try {
+            await connect();
+          } catch (err) {
+            report(err as Error);
+            retryMs = Math.min(retryMs * 2, maxRetryMs);
+            retryAt = Date.now() + retryMs;
+            return;
+          }
+        }
+        down = false;
+        retryMs = 250;
+        for (const s of subscriptions) s.onGap?.();
+      })().finally(() => {
+        reconnecting = undefined;
+      });
+      return reconnecting;
+    },
     async close() {
       closed = true;
-      if (retry) clearTimeout(retry);
       subscriptions.clear();
       const c = client ?? (await connecting?.catch(() => undefined));
       client = undefined;

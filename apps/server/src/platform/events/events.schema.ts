@@ -1,21 +1,36 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, customType, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * A PostgreSQL transaction id with its epoch (`xid8`, never wraps), as a decimal string. Events and
+ * subscriber positions are ordered by it (see `outbox_events.xid`).
+ */
+export const xid8 = customType<{ data: string; driverData: string }>({
+  dataType: () => 'xid8',
+  fromDriver: (value) => String(value),
+});
 
 /**
  * The outbox (DESIGN.md "Events and jobs"): a domain event is written in the same transaction as
- * the change it describes, so an event exists exactly when its change does. Subscribers (webhooks,
- * scanning) take rows with `FOR UPDATE SKIP LOCKED` and mark them handled.
+ * the change it describes, so an event exists exactly when its change does. Subscribers
+ * (platform/jobs `subscribe`: webhooks, scanning) read it in (xid, id) order, each from its own
+ * stored position; events every subscriber has passed are pruned after a retention.
  */
 export const outboxEvents = pgTable(
   'outbox_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /**
+     * The writing transaction. Ids are taken when a row is written but become visible when its
+     * transaction commits, so a slower transaction can commit a smaller id after a larger one was
+     * read: readers take only events of transactions older than every one still running
+     * (`xid < pg_snapshot_xmin(pg_current_snapshot())`), in (xid, id) order.
+     */
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
     /** e.g. `artifact.deployed`, `artifact.deleted`, `artifact.moved`, `artifact.copied`, `artifact.properties_changed` */
     type: text('type').notNull(),
     payload: jsonb('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    /** Set once every subscriber has taken the event. */
-    handledAt: timestamp('handled_at', { withTimezone: true }),
   },
-  (t) => [index('outbox_events_pending_idx').on(t.id).where(sql`handled_at is null`)],
+  (t) => [index('outbox_events_position_idx').on(t.xid, t.id)],
 );

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 
 /**
  * What a route needs, declared in its route config (`config: { access: 'admin' }`).

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NotFoundError } from './errors.ts';
+import { NotFoundError } from '../errors.ts';
 
 const HASHED_ASSETS = /^(js|css|assets)\//;
 const IMMUTABLE = 'public, max-age=31536000, immutable';

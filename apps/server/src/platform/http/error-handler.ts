@@ -1,11 +1,13 @@
 import { hasZodFastifySchemaValidationErrors } from '@fastify/type-provider-zod';
 import { ErrorCode, type ErrorEnvelope } from '@granary/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { stdSerializers } from 'pino';
 import { z } from 'zod';
-import { DomainError, describeIssues } from './errors.ts';
+import { DomainError, describeIssues } from '../errors.ts';
+import { httpStatusOf } from './error-status.ts';
 import { infrastructureError } from './infrastructure-errors.ts';
 
-const STATUS_CODES: Record<number, string> = {
+const STATUS_CODES: Record<number, ErrorCode> = {
   400: ErrorCode.BadRequest,
   401: ErrorCode.Unauthorized,
   403: ErrorCode.Forbidden,
@@ -18,14 +20,15 @@ const STATUS_CODES: Record<number, string> = {
   503: ErrorCode.Unavailable,
 };
 
-export function envelope(status: number, code: string, message: string): ErrorEnvelope {
+export function envelope(status: number, code: ErrorCode, message: string): ErrorEnvelope {
   return { errors: [{ status, code, message }] };
 }
 
 /** Maps any thrown error to `{errors: [{status, code, message}]}`; 5xx messages are hidden from clients. */
 export function toEnvelope(error: unknown, request: FastifyRequest): { status: number; body: ErrorEnvelope } {
   if (error instanceof DomainError) {
-    return { status: error.status, body: envelope(error.status, error.code, error.message) };
+    const status = httpStatusOf(error);
+    return { status, body: envelope(status, error.code, error.message) };
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const message = error.validation
@@ -68,12 +71,15 @@ function wantsBasicChallenge(request: FastifyRequest): boolean {
 
 /**
  * Renders an error in a client's own shape (npm `{error}`, OCI `errors[]`) for the requests it
- * recognises; undefined leaves the core's envelope. May set headers on `reply`.
+ * recognises; undefined leaves the core's envelope. May set headers on `reply`. `thrown` is the
+ * error as it was thrown, for the renderer's log should it fail. A renderer that throws is logged
+ * and the core's envelope is answered.
  */
 export type ErrorRenderer = (
   error: { status: number; code: string; message: string },
   request: FastifyRequest,
   reply: FastifyReply,
+  thrown: unknown,
 ) => Promise<unknown>;
 
 declare module 'fastify' {
@@ -95,7 +101,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const described = body.errors[0]!;
     for (const render of app.errorRenderers) {
-      const custom = await render(described, request, reply).catch(() => undefined);
+      const custom = await render(described, request, reply, thrown).catch((failure: unknown) => {
+        request.log.error(
+          { err: failure, error: stdSerializers.err(thrown as Error) },
+          'error renderer failed; answering with the core envelope',
+        );
+        return undefined;
+      });
       if (custom !== undefined) return reply.code(status).send(custom);
     }
     return reply.code(status).type('application/json; charset=utf-8').send(body);

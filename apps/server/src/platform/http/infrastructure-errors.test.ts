@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError } from '../db/index.ts';
-import { DomainError } from './errors.ts';
+import { ConflictError, DomainError } from '../errors.ts';
+import { httpStatusOf } from './error-status.ts';
 import { infrastructureError, isOutOfSpace } from './infrastructure-errors.ts';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: failed`), { code });
@@ -19,8 +20,8 @@ describe('issue 12 §10, §12: faults of the machinery become 503 and 507', () =
 
     const full = infrastructureError(errno('ENOSPC'), 'req-1');
     expect(full).toBeInstanceOf(DomainError);
+    expect(httpStatusOf(full)).toBe(507);
     expect(full).toMatchObject({
-      status: 507,
       code: 'INSUFFICIENT_STORAGE',
       message: 'Insufficient storage: the server has no space left to store this (request req-1)',
     });
@@ -31,11 +32,12 @@ describe('issue 12 §10, §12: faults of the machinery become 503 and 507', () =
       cause: new DatabaseUnavailableError(new Error('Query read timeout')),
     });
     const mapped = infrastructureError(wrapped, 'req-2');
-    expect(mapped).toMatchObject({ status: 503, code: 'UNAVAILABLE' });
+    expect(httpStatusOf(mapped)).toBe(503);
+    expect(mapped).toMatchObject({ code: 'UNAVAILABLE' });
     expect(mapped?.message).toBe('The database is unavailable; retry in a few seconds (request req-2)');
     expect(mapped?.headers).toEqual({ 'retry-after': '5' });
     // A connection error from elsewhere (an upstream, a webhook) is not the database's.
     expect(infrastructureError(errno('ECONNREFUSED'), 'req-3')).toBeUndefined();
-    expect(infrastructureError(new DomainError(409, 'CONFLICT', 'no'), 'req-4')).toBeUndefined();
+    expect(infrastructureError(new ConflictError('no'), 'req-4')).toBeUndefined();
   });
 });

@@ -1,6 +1,5 @@
-import { ErrorCode } from '@granary/contracts';
 import { isDatabaseUnavailable } from '../db/index.ts';
-import { DomainError } from './errors.ts';
+import { DomainError, InsufficientStorageError, UnavailableError } from '../errors.ts';
 
 /** What a client is told to wait before retrying while the database is unavailable. */
 export const DATABASE_RETRY_AFTER_SECS = 5;
@@ -38,20 +37,16 @@ export function isOutOfSpace(error: unknown): boolean {
 export function infrastructureError(error: unknown, requestId: string): DomainError | undefined {
   if (error instanceof DomainError) return undefined;
   if (isOutOfSpace(error)) {
-    return new DomainError(
-      507,
-      ErrorCode.InsufficientStorage,
+    return new InsufficientStorageError(
       `Insufficient storage: the server has no space left to store this (request ${requestId})`,
     );
   }
   if (isDatabaseUnavailable(error)) {
-    const unavailable = new DomainError(
-      503,
-      ErrorCode.Unavailable,
+    return new UnavailableError(
       `The database is unavailable; retry in a few seconds (request ${requestId})`,
+      undefined,
+      { headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECS) } },
     );
-    unavailable.headers = { 'retry-after': String(DATABASE_RETRY_AFTER_SECS) };
-    return unavailable;
   }
   return undefined;
 }

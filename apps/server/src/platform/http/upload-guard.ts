@@ -1,8 +1,7 @@
 import type { Socket } from 'node:net';
-import { ErrorCode } from '@granary/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { DomainError } from './errors.ts';
+import { RateLimitedError, TimedOutError } from '../errors.ts';
 
 export interface UploadLimits {
   /** A body arriving slower than this on average over a window is cut; 0: no minimum. */
@@ -12,15 +11,16 @@ export interface UploadLimits {
   maxPerAddress: number;
 }
 
+/** The node job that runs the slow-upload watchdog (`UploadGuard.tick`). */
+export const UPLOAD_WATCHDOG_JOB = 'http.upload-watchdog';
+
 /** What a client over its cap is told to wait before trying again. */
 const RETRY_AFTER_SECS = 5;
 
 /** An upload slower than the minimum rate, cut (408). */
-export class UploadTooSlowError extends DomainError {
+export class UploadTooSlowError extends TimedOutError {
   constructor(rate: number, limits: UploadLimits) {
     super(
-      408,
-      'REQUEST_TIMEOUT',
       `The upload was cut: ${rate.toFixed(0)} bytes/s over ${limits.windowMs / 1000} s, below the minimum of ${limits.minBytesPerSec} bytes/s`,
     );
   }
@@ -48,15 +48,15 @@ const hasBody = (request: FastifyRequest) =>
  * the handler's read fails and it stores nothing. Time the server itself does not read (a full
  * buffer: a slow disk, a lock) never counts against the client, nor does anything after the body.
  *
- * Bytes are counted on the socket, so nothing sits between the client and the handler. One timer
- * ticks while uploads are in flight: a watchdog on live connections, like a socket timeout, not
- * background work.
+ * Bytes are counted on the socket, so nothing sits between the client and the handler. The
+ * watchdog `tick` runs every `tickMs` as the node job `http.upload-watchdog` (registered by the
+ * server when a minimum rate is set); with no upload in flight it does nothing.
  */
 export class UploadGuard {
   private readonly perAddress = new Map<string, number>();
   private readonly watched = new Set<Watched>();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly tickMs: number;
+  /** How often `tick` should run: a quarter of the window, between 0.1 s and 5 s. */
+  readonly tickMs: number;
 
   constructor(
     readonly limits: UploadLimits,
@@ -81,13 +81,11 @@ export class UploadGuard {
           { address, url: request.url, uploads: count },
           'upload refused: too many at once from one address',
         );
-        const error = new DomainError(
-          429,
-          ErrorCode.TooManyRequests,
+        throw new RateLimitedError(
           `Too many uploads at once from ${address} (at most ${maxPerAddress}): try again in ${RETRY_AFTER_SECS} s`,
+          undefined,
+          { headers: { 'retry-after': String(RETRY_AFTER_SECS), connection: 'close' } },
         );
-        error.headers = { 'retry-after': String(RETRY_AFTER_SECS), connection: 'close' };
-        throw error;
       }
       this.perAddress.set(address, count + 1);
       reply.raw.once('close', () => {
@@ -101,19 +99,15 @@ export class UploadGuard {
       const entry: Watched = { request, reply, socket, since: Date.now(), bytesThen: socket.bytesRead };
       this.watched.add(entry);
       reply.raw.once('close', () => this.unwatch(entry));
-      this.timer ??= setInterval(() => this.tick(), this.tickMs).unref();
     }
   };
 
   private unwatch(entry: Watched): void {
     this.watched.delete(entry);
-    if (this.watched.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
   }
 
-  private tick(now = Date.now()): void {
+  /** The watchdog: cuts every upload whose rate over its window fell below the minimum. */
+  tick(now = Date.now()): void {
     for (const entry of this.watched) {
       const { request, socket } = entry;
       const raw = request.raw;
@@ -165,8 +159,6 @@ export class UploadGuard {
   }
 
   close(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
     this.watched.clear();
   }
 }

@@ -202,3 +202,111 @@ describe('GET /api/system/jobs, POST /api/system/jobs/{name}/run', () => {
     expect(missing.statusCode).toBe(404);
   });
 });
+
+describe('issue 13 §1: GET /api/system/jobs shows queues and subscribers; dead jobs are listed and retried', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp();
+  });
+  afterEach(async () => t.close());
+  const admin = { authorization: `Basic ${Buffer.from('admin:Test-admin-Pa55word!').toString('base64')}` };
+  const sam = { authorization: `Basic ${Buffer.from('sam:Sam-Pa55word!x').toString('base64')}` };
+  const status = async () =>
+    (await t.app.inject({ method: 'GET', url: '/api/system/jobs', headers: admin })).json() as {
+      jobs: { name: string }[];
+      queues: { name: string; pending: number; dead: number; done: number; lastError: string | null }[];
+      subscribers: { name: string; types: string[]; delivered: number; lag: number; failures: number }[];
+    };
+  const waitUntil = async (check: () => Promise<boolean>) => {
+    const end = Date.now() + 20_000;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('issue 13 §1: an admin sees every queue and subscriber, lists a dead-lettered job and re-runs it; others are refused', async () => {
+    const { jobs, database } = t.app.granary;
+    let fail = true;
+    jobs.queue<{ file: string }>({
+      name: 'test.admin',
+      maxAttempts: 1,
+      handler: async () => {
+        if (fail) throw new Error('receiver refused');
+      },
+    });
+    const seen: string[] = [];
+    jobs.subscribe({
+      name: 'test.watch',
+      types: ['artifact.*'],
+      handle: async (events) => {
+        seen.push(...events.map((e) => e.type));
+      },
+    });
+    const id = await jobs.enqueue(database.db, 'test.admin', { file: 'a.txt' });
+    await waitUntil(async () => (await status()).queues.some((q) => q.name === 'test.admin' && q.dead === 1));
+    const deployed = await t.app.inject({
+      method: 'PUT',
+      url: '/repository/generic-local/watched/a.txt',
+      headers: admin,
+      payload: 'hello',
+    });
+    expect(deployed.statusCode).toBe(201);
+    await waitUntil(async () => seen.includes('artifact.deployed'));
+
+    const overview = await status();
+    expect(overview.jobs.map((j) => j.name)).toEqual(
+      expect.arrayContaining(['system.node-heartbeat', 'jobs.prune', 'packages.download-counts']),
+    );
+    expect(overview.queues).toEqual(
+      expect.arrayContaining([
+        { name: 'test.admin', pending: 0, running: 0, dead: 1, done: 0, lastError: 'receiver refused' },
+        expect.objectContaining({ name: 'packages.archive-entries', dead: 0 }),
+      ]),
+    );
+    expect(overview.subscribers).toEqual([
+      expect.objectContaining({ name: 'test.watch', types: ['artifact.*'], failures: 0, lastError: null }),
+    ]);
+    expect(overview.subscribers[0]!.delivered).toBeGreaterThanOrEqual(1);
+
+    const dead = await t.app.inject({
+      method: 'GET',
+      url: '/api/system/jobs/queues/test.admin/dead',
+      headers: admin,
+    });
+    expect(dead.statusCode).toBe(200);
+    expect(dead.json()).toEqual({
+      name: 'test.admin',
+      jobs: [
+        expect.objectContaining({
+          id,
+          attempts: 1,
+          payload: { file: 'a.txt' },
+          lastError: 'receiver refused',
+        }),
+      ],
+    });
+    fail = false;
+    const retryUrl = `/api/system/jobs/queues/test.admin/dead/${id}/retry`;
+    const retried = await t.app.inject({ method: 'POST', url: retryUrl, headers: admin });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json()).toEqual({ name: 'test.admin', id });
+    await waitUntil(async () => (await status()).queues.some((q) => q.name === 'test.admin' && q.done === 1));
+    expect((await t.app.inject({ method: 'POST', url: retryUrl, headers: admin })).statusCode).toBe(404);
+
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/security/users/sam',
+      headers: admin,
+      payload: { password: 'Sam-Pa55word!x' },
+    });
+    for (const [method, url] of [
+      ['GET', '/api/system/jobs'],
+      ['GET', '/api/system/jobs/queues/test.admin/dead'],
+      ['POST', retryUrl],
+    ] as const) {
+      expect((await t.app.inject({ method, url })).statusCode, `${method} ${url}`).toBe(401);
+      expect((await t.app.inject({ method, url, headers: sam })).statusCode, `${method} ${url}`).toBe(403);
+    }
+  });
+});

@@ -1,7 +1,21 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Db } from '../db/index.ts';
+import type { Db, NotifyChannel } from '../db/index.ts';
+import type { Executor } from '../events/index.ts';
 import { jobSchedules } from './jobs.schema.ts';
+import {
+  type DeadJob,
+  deadJobs,
+  type EnqueueOptions,
+  enqueueJob,
+  JOBS_CHANNEL,
+  type QueuedJob,
+  type QueueStatus,
+  QueueWorker,
+  queueStatus,
+  retryDeadJob,
+} from './queue.ts';
+import { type Subscriber, type SubscriberStatus, SubscriberWorker, subscriberStatus } from './subscribers.ts';
 
 /**
  * How a recurring job is shared between nodes:
@@ -68,26 +82,89 @@ interface Entry {
   local: Omit<JobStatus, 'name' | 'scope' | 'intervalMs' | 'running'>;
 }
 
+export interface JobsOptions {
+  /** LISTEN/NOTIFY between nodes: an enqueue wakes every node's workers at once when it commits. */
+  channel?: NotifyChannel;
+  /**
+   * How often this node's workers look for due queued jobs and outbox events, and renew the leases
+   * of what they run (default 1 s). Enqueues on a channel wake them sooner.
+   */
+  pollMs?: number;
+}
+
 /** Where a failing job's next try lands: the interval, but no later than a minute after a failure. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
 /** How often a node looks whether a cluster job is due (its own timer wakes it at the earliest). */
 const MAX_POLL_MS = 30_000;
 
 /**
- * The one way to run background work (DESIGN.md "Events and jobs"). Recurring jobs are registered
- * at boot, started once the server is ready, aborted and awaited when it closes. Nothing else in
- * the server starts timers.
+ * The one way to run background work (DESIGN.md "Events and jobs"): recurring jobs, queued jobs
+ * and outbox subscribers. They are registered at boot, started once the server is ready, aborted
+ * and awaited when it closes. Nothing else in the server runs a timer loop.
  */
 export class Jobs {
   private readonly entries = new Map<string, Entry>();
+  private readonly queues = new Map<string, QueueWorker>();
+  private readonly subscribers = new Map<string, SubscriberWorker>();
   private readonly abort = new AbortController();
+  private readonly pollMs: number;
   private started = false;
+  private closed = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly nodeId: string,
     private readonly log: Logger,
-  ) {}
+    private readonly opts: JobsOptions = {},
+  ) {
+    this.pollMs = opts.pollMs ?? 1_000;
+  }
+
+  private workerDeps() {
+    return {
+      db: this.db,
+      nodeId: this.nodeId,
+      log: this.log,
+      signal: this.abort.signal,
+      running: () => this.started,
+      closed: () => this.closed,
+    };
+  }
+
+  /**
+   * A queue of jobs (`enqueue`) run by `handler` on whichever node claims them first: retried with
+   * exponential back-off, dead-lettered with the error after `maxAttempts`.
+   */
+  queue<P>(def: QueuedJob<P>): void {
+    if (this.queues.has(def.name)) throw new Error(`duplicate job queue ${def.name}`);
+    const worker = new QueueWorker(def as QueuedJob, this.workerDeps());
+    this.queues.set(def.name, worker);
+    if (this.started) void worker.poll();
+  }
+
+  /**
+   * Puts a job in queue `name` (registered on this node), in the caller's transaction when given one
+   * (see `enqueueJob`). Answers the job's id, or null when `dedupeKey` found one waiting already.
+   */
+  enqueue<P>(tx: Executor, name: string, payload: P, opts: EnqueueOptions = {}): Promise<number | null> {
+    if (!this.queues.has(name)) throw new Error(`No job queue named ${name}`);
+    return enqueueJob(tx, name, payload, opts);
+  }
+
+  /**
+   * An outbox subscriber: every event of its types, delivered at least once, in commit order, by one
+   * node at a time; its position is stored, so it goes on after a restart where it stopped.
+   */
+  subscribe(def: Subscriber): void {
+    if (this.subscribers.has(def.name)) throw new Error(`duplicate outbox subscriber ${def.name}`);
+    if (def.types.length === 0) throw new Error(`outbox subscriber ${def.name}: no event types`);
+    const worker = new SubscriberWorker(def, this.workerDeps());
+    this.subscribers.set(def.name, worker);
+    if (this.started) void worker.poll();
+  }
 
   recurring(job: RecurringJob): void {
     if (this.entries.has(job.name)) throw new Error(`duplicate job ${job.name}`);
@@ -112,26 +189,65 @@ export class Jobs {
     if (this.started) return;
     this.started = true;
     for (const entry of this.entries.values()) await this.startOne(entry);
+    for (const worker of this.subscribers.values()) await worker.ensure();
+    if (this.opts.channel)
+      this.unlisten = await this.opts.channel.listen(
+        JOBS_CHANNEL,
+        (name) => void this.queues.get(name)?.poll(),
+        () => this.poll(),
+      );
+    this.poll();
   }
 
-  /** Stops scheduling, aborts running jobs and waits for them (at most `timeoutMs`). */
+  /** This node's worker tick: renews the leases of what runs here, then looks for due jobs and events. */
+  private poll(): void {
+    if (!this.started || this.ticking) return;
+    clearTimeout(this.pollTimer);
+    this.ticking = (async () => {
+      const workers = [...this.queues.values(), ...this.subscribers.values()];
+      for (const worker of workers)
+        await worker.renew().catch((err) => {
+          if (!this.closed) this.log.warn({ err }, 'could not renew a job lease');
+        });
+      for (const worker of workers) void worker.poll();
+    })().finally(() => {
+      this.ticking = undefined;
+      if (!this.started) return;
+      this.pollTimer = setTimeout(() => this.poll(), this.pollMs);
+      this.pollTimer.unref();
+    });
+  }
+
+  /**
+   * Stops scheduling and claiming, aborts running jobs and handlers and waits for them (at most
+   * `timeoutMs`). A queued job whose handler gives up on the abort goes back to its queue; one still
+   * running past the wait keeps its lease until it lapses, and another node takes it over.
+   */
   async stop(timeoutMs = 10_000): Promise<void> {
+    const wasStarted = this.started;
     this.started = false;
+    clearTimeout(this.pollTimer);
     this.abort.abort();
-    const running: Promise<unknown>[] = [];
+    if (this.unlisten) await this.unlisten().catch(() => {});
+    this.unlisten = undefined;
+    const running: Promise<unknown>[] = this.ticking ? [this.ticking] : [];
     for (const entry of this.entries.values()) {
       clearTimeout(entry.timer);
       if (entry.running) running.push(entry.running.catch(() => {}));
     }
-    if (running.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(running),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    for (const worker of [...this.queues.values(), ...this.subscribers.values()])
+      running.push(...worker.inFlight().map((p) => p.catch(() => {})));
+    if (running.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(running),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    if (wasStarted) this.closed = true;
   }
 
   /**
@@ -144,6 +260,29 @@ export class Jobs {
     if (entry.running) throw new JobBusyError(name);
     if (entry.job.scope === 'cluster' && !(await this.claim(entry.job, true))) throw new JobBusyError(name);
     return this.execute(entry);
+  }
+
+  /** Each queue's jobs per status and newest error. */
+  queueStatus(): Promise<QueueStatus[]> {
+    return queueStatus(this.db, [...this.queues.keys()]);
+  }
+
+  /** Each subscriber's position, lag and failures. */
+  subscriberStatus(): Promise<SubscriberStatus[]> {
+    return subscriberStatus(
+      this.db,
+      [...this.subscribers.values()].map((w) => w.def),
+    );
+  }
+
+  /** The dead-lettered jobs of a queue, newest first. */
+  deadJobs(queue: string, limit?: number): Promise<DeadJob[]> {
+    return deadJobs(this.db, queue, limit);
+  }
+
+  /** Puts a dead-lettered job back to run now, with all its attempts (see `retryDeadJob`); null: no such dead job. */
+  retryDead(queue: string, id: number): Promise<number | null> {
+    return retryDeadJob(this.db, queue, id);
   }
 
   async status(): Promise<JobStatus[]> {

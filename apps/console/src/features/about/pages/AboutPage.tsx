@@ -1,17 +1,8 @@
 import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Card,
-  Descriptions,
-  type DescriptionsProps,
-  Flex,
-  Skeleton,
-  Tag,
-  Typography,
-} from 'antd';
+import { Button, Card, Descriptions, type DescriptionsProps, Flex, Skeleton, Tag, Typography } from 'antd';
 import { CONSOLE_API_PREFIX } from '../../../shared/api/index.ts';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { GranaryLogo } from '../../../shared/components/GranaryLogo.tsx';
 import { versionQueryOptions } from '../queries.ts';
 
@@ -80,11 +71,9 @@ export function AboutPage() {
           </div>
         )}
         {version.isError && (
-          <Alert
-            type="error"
-            showIcon
+          <ErrorAlert
             title="Could not load the server version"
-            description={version.error.message}
+            error={version.error}
             action={
               <Button
                 size="small"

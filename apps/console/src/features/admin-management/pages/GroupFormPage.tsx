@@ -1,8 +1,9 @@
 import { type Group, userNameSchema } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Checkbox, Form, Input, Select, Space } from 'antd';
+import { App, Button, Card, Checkbox, Form, Input, Select, Space } from 'antd';
 import { useNavigate, useParams } from 'react-router';
 import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import { groupQueryOptions, usersQueryOptions, useSaveGroupMutation } from '../queries.ts';
@@ -72,9 +73,7 @@ function GroupEditor({ group }: { group: Group | null }) {
   return (
     <AdminPage title={isNew ? 'New Group' : `Edit ${group.name}`} trail={TRAIL}>
       <Card variant="borderless">
-        {save.isError && (
-          <Alert type="error" showIcon title={save.error.message} style={{ marginBottom: 16 }} />
-        )}
+        {save.isError && <ErrorAlert error={save.error} style={{ marginBottom: 16 }} />}
         <Form<GroupForm>
           layout="vertical"
           style={{ maxWidth: 560 }}

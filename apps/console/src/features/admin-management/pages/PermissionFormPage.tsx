@@ -12,6 +12,7 @@ import { Alert, App, Button, Card, Checkbox, Flex, Form, Input, Segmented, Selec
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { MANDATORY_MESSAGE } from '../../../shared/forms/rules.ts';
 import { PermissionMatrix } from '../components/PermissionMatrix.tsx';
 import {
@@ -230,9 +231,7 @@ function PermissionEditor({ target }: { target: PermissionTarget | null }) {
   return (
     <AdminPage title={isNew ? 'New Permission' : `Edit ${target.name}`} trail={TRAIL}>
       <Card variant="borderless">
-        {save.isError && (
-          <Alert type="error" showIcon title={save.error.message} style={{ marginBottom: 16 }} />
-        )}
+        {save.isError && <ErrorAlert error={save.error} style={{ marginBottom: 16 }} />}
         {isNew && (
           <Form layout="vertical" component="div" style={{ maxWidth: 420 }}>
             <Form.Item

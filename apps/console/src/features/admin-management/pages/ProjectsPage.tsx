@@ -6,9 +6,10 @@ import {
   projectKeySchema,
 } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Form, Input, Modal, Popconfirm, Table } from 'antd';
+import { App, Button, Card, Form, Input, Modal, Popconfirm, Table } from 'antd';
 import { useState } from 'react';
 import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import { projectsQueryOptions, useCreateProjectMutation, useDeleteProjectMutation } from '../queries.ts';
@@ -124,11 +125,9 @@ function CreateProjectModal({ open, onClose }: { open: boolean; onClose: () => v
       destroyOnHidden
     >
       {create.isError && (
-        <Alert
-          type="error"
-          showIcon
+        <ErrorAlert
           title={ACCESS_MESSAGES.projectCreateFailure}
-          description={create.error.message}
+          error={create.error}
           style={{ marginBottom: 16 }}
         />
       )}

@@ -1,9 +1,10 @@
 import { ACCESS_MESSAGES, type User, type UserWrite, userNameSchema } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Checkbox, Flex, Form, Input, Popconfirm, Select, Space, Tag } from 'antd';
+import { App, Button, Card, Checkbox, Flex, Form, Input, Popconfirm, Select, Space, Tag } from 'antd';
 import { useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
 import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import {
@@ -152,10 +153,8 @@ function UserEditor({ user }: { user: User | null }) {
           </Flex>
         )}
         {(save.isError || remove.isError || unlock.isError || update.isError) && (
-          <Alert
-            type="error"
-            showIcon
-            title={(save.error ?? remove.error ?? unlock.error ?? update.error)?.message}
+          <ErrorAlert
+            error={save.error ?? remove.error ?? unlock.error ?? update.error}
             style={{ marginBottom: 16 }}
           />
         )}

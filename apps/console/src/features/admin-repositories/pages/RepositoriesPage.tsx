@@ -1,10 +1,11 @@
 import { PlusOutlined } from '@ant-design/icons';
 import type { RepositoryListItem } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Flex, Input, Popconfirm, Select, Skeleton, Table, Tag } from 'antd';
+import { App, Button, Card, Flex, Input, Popconfirm, Select, Skeleton, Table, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { AdminPage } from '../../../shared/components/AdminPage.tsx';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { repositoryListQueryOptions, useDeleteRepositoryMutation } from '../queries.ts';
 
 const TYPES = [
@@ -79,11 +80,9 @@ export function RepositoriesPage() {
             />
           </Flex>
           {repositories.isError && (
-            <Alert
-              type="error"
-              showIcon
+            <ErrorAlert
               title="Could not load the repositories"
-              description={repositories.error.message}
+              error={repositories.error}
               action={
                 <Button size="small" onClick={() => void repositories.refetch()}>
                   Retry

@@ -1,4 +1,5 @@
 import {
+  isMavenLike,
   type PackageTypeInfo,
   type Repository,
   type RepositoryWrite,
@@ -7,7 +8,6 @@ import {
 } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
 import {
-  Alert,
   App,
   Button,
   Card,
@@ -23,6 +23,7 @@ import {
 } from 'antd';
 import { Link, Navigate, useNavigate, useParams, useSearchParams } from 'react-router';
 import { AdminPage } from '../../../shared/components/AdminPage.tsx';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
@@ -61,9 +62,6 @@ interface RepositoryForm {
   allowReleaseRedeploy: boolean;
 }
 
-/** Package types laid out like Maven: release/snapshot policies apply (repositories service MAVEN_LIKE). */
-const MAVEN_LIKE = new Set(['maven', 'gradle', 'ivy', 'sbt']);
-
 /**
  * spec 000 §2 admin.repositories.new and .edit; the user menu's /admin/repositories/{local,remote,virtual}/new.
  * Creation is a short flow: the kind (from the URL) → the package type grid → the form for that type.
@@ -93,7 +91,7 @@ function PackageTypeStep({ rclass, onPick }: { rclass: RClass; onPick: (id: stri
       <Card variant="borderless">
         <Typography.Paragraph>Select a package type</Typography.Paragraph>
         {types.isPending && <Skeleton active />}
-        {types.isError && <Alert type="error" showIcon title={types.error.message} />}
+        {types.isError && <ErrorAlert error={types.error} />}
         {types.data && offered.length === 0 && (
           <Empty description={`No package type has ${rclass} repositories`} />
         )}
@@ -116,12 +114,7 @@ function EditRepository({ rclass, repoKey }: { rclass: RClass; repoKey: string }
     return (
       <AdminPage title={`Edit ${repoKey}`} trail={[['Repositories', LIST]]}>
         {repo.isError ? (
-          <Alert
-            type="error"
-            showIcon
-            title={`Could not load repository ${repoKey}`}
-            description={repo.error.message}
-          />
+          <ErrorAlert title={`Could not load repository ${repoKey}`} error={repo.error} />
         ) : (
           <Skeleton active />
         )}
@@ -182,7 +175,7 @@ function RepositoryEditor({
       // An empty password on edit keeps the stored one.
       if (v.password || isNew) body.password = v.password;
     }
-    if (MAVEN_LIKE.has(packageType))
+    if (isMavenLike(packageType))
       Object.assign(body, {
         handleReleases: v.handleReleases,
         handleSnapshots: v.handleSnapshots,
@@ -217,9 +210,7 @@ function RepositoryEditor({
           </Typography.Text>
           {isNew && <Link to={`/admin/repositories/${rclass}/new`}>Change package type</Link>}
         </Space>
-        {save.isError && (
-          <Alert type="error" showIcon title={save.error.message} style={{ marginBottom: 16 }} />
-        )}
+        {save.isError && <ErrorAlert error={save.error} style={{ marginBottom: 16 }} />}
         <Form<RepositoryForm>
           form={form}
           layout="vertical"
@@ -338,7 +329,7 @@ function RepositoryEditor({
               </Form.Item>
             </>
           )}
-          {MAVEN_LIKE.has(packageType) && (
+          {isMavenLike(packageType) && (
             <>
               <Form.Item name="handleReleases" valuePropName="checked">
                 <Checkbox>Handle releases</Checkbox>

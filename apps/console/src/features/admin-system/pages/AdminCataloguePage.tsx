@@ -2,7 +2,7 @@ import { Card, Col, Empty, Input, Row, Tooltip, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
 import { useSession } from '../../../shared/session/SessionProvider.tsx';
-import { isItemVisible, type MenuItemRule, type ShellContext } from '../../../shared/session/shellRules.ts';
+import { isItemVisible, type MenuItemRule, type ShellContext } from '../../../shared/session/shellContext.ts';
 
 export interface CatalogueItem extends MenuItemRule {
   label: string;

@@ -5,20 +5,8 @@ import {
   LOGO_MAX_BYTES,
 } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import {
-  Alert,
-  App,
-  Button,
-  Card,
-  Flex,
-  Form,
-  Input,
-  Popconfirm,
-  Select,
-  Switch,
-  Typography,
-  Upload,
-} from 'antd';
+import { App, Button, Card, Flex, Form, Input, Popconfirm, Select, Switch, Typography, Upload } from 'antd';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import {
   generalConfigQueryOptions,
   loginConfigQueryOptions,
@@ -44,15 +32,7 @@ export function GeneralConfigPage() {
   const removeLogo = useRemoveLogo();
   const { message } = App.useApp();
   if (config.isPending) return null;
-  if (config.isError)
-    return (
-      <Alert
-        type="error"
-        showIcon
-        title="Could not load the configuration"
-        description={config.error.message}
-      />
-    );
+  if (config.isError) return <ErrorAlert title="Could not load the configuration" error={config.error} />;
   const c = config.data;
   const onFinish = (values: FormValues) => {
     const body: GeneralConfigUpdate = {
@@ -103,9 +83,7 @@ export function GeneralConfigPage() {
           <Form.Item label="Help links" name="helpLinksEnabled" valuePropName="checked">
             <Switch />
           </Form.Item>
-          {update.isError && (
-            <Alert type="error" showIcon title={update.error.message} style={{ marginBottom: 16 }} />
-          )}
+          {update.isError && <ErrorAlert error={update.error} style={{ marginBottom: 16 }} />}
           <Button type="primary" htmlType="submit" loading={update.isPending}>
             Save
           </Button>
@@ -144,7 +122,7 @@ export function GeneralConfigPage() {
               </Popconfirm>
             )}
           </Flex>
-          {upload.isError && <Alert type="error" showIcon title={upload.error.message} />}
+          {upload.isError && <ErrorAlert error={upload.error} />}
         </Flex>
       </Card>
     </Flex>
@@ -165,15 +143,7 @@ function SingleSignOnCard() {
   const update = useUpdateLoginConfig();
   const { message } = App.useApp();
   if (config.isPending) return null;
-  if (config.isError)
-    return (
-      <Alert
-        type="error"
-        showIcon
-        title="Could not load the sign-in settings"
-        description={config.error.message}
-      />
-    );
+  if (config.isError) return <ErrorAlert title="Could not load the sign-in settings" error={config.error} />;
   const c = config.data;
   return (
     <Card title={<h2 className="card-heading">Single sign-on</h2>}>
@@ -220,9 +190,7 @@ function SingleSignOnCard() {
         >
           <Input placeholder="https://idp.example.com/slo" />
         </Form.Item>
-        {update.isError && (
-          <Alert type="error" showIcon title={update.error.message} style={{ marginBottom: 16 }} />
-        )}
+        {update.isError && <ErrorAlert error={update.error} style={{ marginBottom: 16 }} />}
         <Button type="primary" htmlType="submit" loading={update.isPending}>
           Save sign-in settings
         </Button>

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Descriptions, Flex, Form, Input, Popconfirm, Typography } from 'antd';
+import { App, Button, Card, Descriptions, Flex, Form, Input, Popconfirm, Typography } from 'antd';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { licenseQueryOptions, useInstallLicense, useRemoveLicense } from '../queries.ts';
 
 /** spec 000 §2 /admin/license_management/licenses: the licence in force, install a key, remove it. */
@@ -14,14 +15,7 @@ export function LicensesPage() {
       <Typography.Title level={1}>Licences</Typography.Title>
       <Card title={<h2 className="card-heading">Licence in force</h2>}>
         {license.isPending && <Typography.Text>Loading the licence…</Typography.Text>}
-        {license.isError && (
-          <Alert
-            type="error"
-            showIcon
-            title="Could not load the licence"
-            description={license.error.message}
-          />
-        )}
+        {license.isError && <ErrorAlert title="Could not load the licence" error={license.error} />}
         {license.data && (
           <>
             <Descriptions column={1} bordered size="small">
@@ -70,9 +64,7 @@ export function LicensesPage() {
           >
             <Input.TextArea rows={4} spellCheck={false} />
           </Form.Item>
-          {install.isError && (
-            <Alert type="error" showIcon title={install.error.message} style={{ marginBottom: 16 }} />
-          )}
+          {install.isError && <ErrorAlert error={install.error} style={{ marginBottom: 16 }} />}
           <Button type="primary" htmlType="submit" loading={install.isPending}>
             Install
           </Button>

@@ -8,12 +8,11 @@ import { destinationAfterLogin } from '../../../shared/session/pathAfterLogin.ts
 import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
 import { PageLoading } from '../../../shared/session/RequireSignIn.tsx';
 import { useAfterLogin } from '../hooks/useAfterLogin.ts';
+import { autoRedirectTarget, samlLogoutTarget } from '../loginGuards.ts';
 import {
-  autoRedirectTarget,
   isCredentialsExpired,
   loginConfigQueryOptions,
   loginRelatedDataQueryOptions,
-  samlLogoutTarget,
   useLoginMutation,
   useLogoutMutation,
 } from '../queries.ts';

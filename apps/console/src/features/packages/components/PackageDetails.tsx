@@ -1,5 +1,4 @@
 import type { PackageVersionSummary } from '@granary/contracts';
-import { installCommand } from '@granary/contracts';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Button, Card, Descriptions, Result, Space, Spin, Table, Tag, Typography } from 'antd';
 import { Link } from 'react-router';
@@ -22,7 +21,8 @@ export function PackageDetails({ packageId }: { packageId: string }) {
     : (versions.data?.pages.flatMap((page) => page.edges.map((e) => e.node)) ?? []);
   const latest = rows.find((v) => v.name === p.latestVersion) ?? rows[0];
   const lead = latest?.repos[0];
-  const command = installCommand(p.packageType, p.name);
+  // built by the server from the package's format (GraphQL `installCommand`)
+  const command = p.installCommand;
 
   return (
     <>

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Card, Descriptions, Flex, Skeleton, Table, Tag, Typography } from 'antd';
+import { Card, Descriptions, Flex, Skeleton, Table, Tag, Typography } from 'antd';
 import { useParams } from 'react-router';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { projectMembersQueryOptions, projectQueryOptions } from '../queries.ts';
 
 function formatQuota(bytes: number | null): string {
@@ -12,10 +13,7 @@ function formatQuota(bytes: number | null): string {
 function Members({ projectKey, kind }: { projectKey: string; kind: 'users' | 'groups' }) {
   const members = useQuery(projectMembersQueryOptions(projectKey, kind));
   const title = kind === 'users' ? 'Users' : 'Groups';
-  if (members.isError)
-    return (
-      <Alert type="error" showIcon title={`Could not load the ${kind}`} description={members.error.message} />
-    );
+  if (members.isError) return <ErrorAlert title={`Could not load the ${kind}`} error={members.error} />;
   return (
     <Card title={<h2 className="card-heading">{title}</h2>}>
       <Table
@@ -48,15 +46,7 @@ export function ProjectSettingsPage({ section }: { section: 'general' | 'members
   const { projectKey = '' } = useParams();
   const project = useQuery(projectQueryOptions(projectKey));
   if (project.isPending) return <Skeleton active />;
-  if (project.isError)
-    return (
-      <Alert
-        type="error"
-        showIcon
-        title="This project could not be shown"
-        description={project.error.message}
-      />
-    );
+  if (project.isError) return <ErrorAlert title="This project could not be shown" error={project.error} />;
   const p = project.data;
   return (
     <Flex vertical gap="large">

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Descriptions, Flex, Skeleton, Tabs, Tag, Typography } from 'antd';
+import { Button, Card, Descriptions, Flex, Skeleton, Tabs, Tag, Typography } from 'antd';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { artifactActionsQueryOptions, storageInfoQueryOptions } from '../queries.ts';
 import { ArtifactActionsBar } from './ArtifactActionsBar.tsx';
 import { PermissionsTab } from './PermissionsTab.tsx';
@@ -36,11 +37,9 @@ export function ArtifactDetails({ target, onNavigate }: ArtifactDetailsProps) {
     const error = info.error ?? actions.error;
     return (
       <Card variant="borderless">
-        <Alert
-          type="error"
-          showIcon
+        <ErrorAlert
           title={`Could not load ${target.repo}/${target.path}`}
-          description={error?.message}
+          error={error}
           action={
             <Button size="small" onClick={() => onNavigate(null)}>
               Back to the tree

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Form, Input, List, Modal, Select } from 'antd';
+import { App, Button, Form, Input, List, Modal, Select } from 'antd';
 import { useState } from 'react';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { repositoriesQueryOptions, useCopyMoveMutation } from '../queries.ts';
 import { nodeKey, type TreeRef } from './treeKeys.ts';
 
@@ -97,7 +98,7 @@ export function CopyMoveModal({ mode, source, onClose }: CopyMoveModalProps) {
           <Input autoComplete="off" />
         </Form.Item>
       </Form>
-      {run.isError && <Alert type="error" showIcon title={run.error.message} />}
+      {run.isError && <ErrorAlert error={run.error} />}
       {dryRun && (
         <List
           size="small"

@@ -1,6 +1,7 @@
 import { InboxOutlined } from '@ant-design/icons';
-import { Alert, App, Form, Input, Modal, Progress, Upload } from 'antd';
+import { App, Form, Input, Modal, Progress, Upload } from 'antd';
 import { useRef, useState } from 'react';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { useDeployMutation } from '../queries.ts';
 import { nodeKey, type TreeRef } from './treeKeys.ts';
 
@@ -89,7 +90,7 @@ export function DeployModal({ target, onClose }: DeployModalProps) {
             aria-label="Upload progress"
           />
         )}
-        {deploy.isError && <Alert type="error" showIcon title={deploy.error.message} />}
+        {deploy.isError && <ErrorAlert error={deploy.error} />}
       </Form>
     </Modal>
   );

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, App, Button, Flex, Form, Input, Popconfirm, Skeleton, Table } from 'antd';
+import { App, Button, Flex, Form, Input, Popconfirm, Skeleton, Table } from 'antd';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import { propertiesQueryOptions, useDeletePropertyMutation, useSetPropertyMutation } from '../queries.ts';
@@ -12,7 +13,7 @@ export function PropertiesTab({ target, canEdit }: { target: TreeRef; canEdit: b
   const deleteProperty = useDeletePropertyMutation();
   const { message } = App.useApp();
   const [form] = Form.useForm<{ name: string; values: string }>();
-  if (properties.isError) return <Alert type="error" showIcon title={properties.error.message} />;
+  if (properties.isError) return <ErrorAlert error={properties.error} />;
   if (!properties.data) return <Skeleton active />;
   const rows = Object.entries(properties.data).map(([name, values]) => ({ name, values }));
 

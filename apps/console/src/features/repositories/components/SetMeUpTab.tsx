@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Flex, Skeleton, Typography } from 'antd';
+import { Flex, Skeleton, Typography } from 'antd';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { setMeUpQueryOptions } from '../queries.ts';
 
 /** The repository's Set Me Up: its URL and its format's client snippets. */
 export function SetMeUpTab({ repo }: { repo: string }) {
   const setMeUp = useQuery(setMeUpQueryOptions(repo));
-  if (setMeUp.isError) return <Alert type="error" showIcon title={setMeUp.error.message} />;
+  if (setMeUp.isError) return <ErrorAlert error={setMeUp.error} />;
   if (!setMeUp.data) return <Skeleton active />;
   return (
     <Flex vertical gap="small">

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Empty, Flex, Skeleton, Typography } from 'antd';
+import { Button, Card, Empty, Flex, Skeleton, Typography } from 'antd';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { ArtifactDetails } from '../components/ArtifactDetails.tsx';
@@ -7,6 +7,7 @@ import { RepositoryTree } from '../components/RepositoryTree.tsx';
 import { ancestorKeys, parseNodeKey, treePath } from '../components/treeKeys.ts';
 import { repositoriesQueryOptions } from '../queries.ts';
 import './TreeBrowserPage.css';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 
 /** spec 000 §2 repos/tree/General: the artifact tree and, beside it, what is selected. */
 export function TreeBrowserPage() {
@@ -30,11 +31,9 @@ export function TreeBrowserPage() {
           <nav aria-label="Repository tree">
             {repositories.isPending && <Skeleton active />}
             {repositories.isError && (
-              <Alert
-                type="error"
-                showIcon
+              <ErrorAlert
                 title="Could not load the repositories"
-                description={repositories.error.message}
+                error={repositories.error}
                 action={
                   <Button size="small" onClick={() => void repositories.refetch()}>
                     Retry

@@ -10,6 +10,7 @@ import { formatBytes, formatDate } from '../../packages/packageRules.ts';
 import { artifactSearchFromText, effectiveArtifactSearchKind } from '../artifactSearchRules.ts';
 import { artifactSearchQueryOptions, artifactSearchStatusQueryOptions } from '../queries.ts';
 import '../search.css';
+import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 
 const LABELS: Record<ArtifactSearchKind, string> = {
   quick: 'Quick',
@@ -171,7 +172,7 @@ export function ArtifactSearchPage() {
           Search
         </Button>
       </Form>
-      {results.isError && <Alert type="error" showIcon title={results.error.message} />}
+      {results.isError && <ErrorAlert error={results.error} />}
       {results.data?.limitReached && (
         <Alert
           type="warning"

@@ -1,92 +1,10 @@
-import {
-  FEATURE_FLAG_DEFAULTS,
-  type FeaturesConfig,
-  type Flavour,
-  type LicenseType,
-  NO_LICENSE,
-} from '@granary/contracts';
+import type { Flavour, LicenseType } from '@granary/contracts';
+import { isItemVisible, type MenuItemRule, type ShellContext } from '../shared/session/shellContext.ts';
 
 /**
- * The shell's rules as pure functions of the session (spec 000 §2 navigation menus, §4 route guard and logo
- * choice, §6 roles and permissions), so the menu visibility table can be tested without rendering.
+ * The shell's rules as pure functions of the session's ShellContext (spec 000 §2 navigation menus, §4 route guard
+ * and logo choice, §6 visibility), so the menu visibility table can be tested without rendering.
  */
-export interface ShellContext {
-  signedIn: boolean;
-  admin: boolean;
-  /** Can administer projects (spec 000 §6 project administrator). */
-  projectAdmin: boolean;
-  /** A specific project is selected in the project context. */
-  projectSelected: boolean;
-  /** Its key, when one is selected. */
-  selectedProject: string | null;
-  flavour: Flavour;
-  licenseType: LicenseType;
-  features: FeaturesConfig;
-  /** The session's manage-subscription URL (spec 000 §6). */
-  manageSubscriptionUrl: string | null;
-  /**
-   * spec 000 §6: the user data says the profile exists, is updatable and requires a password or an unlock
-   * (existsInDB, profileUpdatable, requireProfilePassword, requireProfileUnlock combined).
-   */
-  profileAttention: 'password' | 'unlock' | null;
-}
-
-/** spec 000 §6 profile flags → the extra profile item's kind, or null when there is none. */
-export function profileAttentionOf(user: {
-  existsInDB: boolean;
-  profileUpdatable: boolean;
-  requireProfilePassword: boolean;
-  requireProfileUnlock: boolean;
-}): ShellContext['profileAttention'] {
-  if (!user.existsInDB || !user.profileUpdatable) return null;
-  if (user.requireProfileUnlock) return 'unlock';
-  if (user.requireProfilePassword) return 'password';
-  return null;
-}
-
-export const DEFAULT_FLAVOUR: Flavour = {
-  cloud: false,
-  trial: false,
-  freeTier: false,
-  lightweight: false,
-  registryOnly: false,
-};
-
-export function shellContext(partial: Partial<ShellContext> = {}): ShellContext {
-  return {
-    signedIn: false,
-    admin: false,
-    projectAdmin: false,
-    projectSelected: false,
-    selectedProject: null,
-    flavour: DEFAULT_FLAVOUR,
-    licenseType: NO_LICENSE,
-    features: { ...FEATURE_FLAG_DEFAULTS },
-    manageSubscriptionUrl: null,
-    profileAttention: null,
-    ...partial,
-  };
-}
-
-export interface MenuItemRule {
-  adminOnly?: boolean;
-  nonAdminOnly?: boolean;
-  cloudOnly?: boolean;
-  licenseNeeded?: boolean;
-  hiddenOnLightweight?: boolean;
-  feature?: keyof FeaturesConfig;
-}
-
-/** spec 000 §6: hidden items are dropped. */
-export function isItemVisible(rule: MenuItemRule, ctx: ShellContext): boolean {
-  if (rule.adminOnly && !ctx.admin) return false;
-  if (rule.nonAdminOnly && ctx.admin) return false;
-  if (rule.cloudOnly && !ctx.flavour.cloud) return false;
-  if (rule.licenseNeeded && ctx.licenseType === NO_LICENSE) return false;
-  if (rule.hiddenOnLightweight && ctx.flavour.lightweight) return false;
-  if (rule.feature && !ctx.features[rule.feature]) return false;
-  return true;
-}
 
 export interface UserMenuItem extends MenuItemRule {
   key: string;
@@ -322,11 +240,6 @@ export function chooseLogo(options: {
     default:
       return { kind: 'default', variant: 'DEFAULT' };
   }
-}
-
-/** spec 000 §2: the page title is "{route title} - {server name}". */
-export function pageTitle(routeTitle: string, serverName: string | undefined): string {
-  return `${routeTitle} - ${serverName || 'Granary'}`;
 }
 
 /** spec 000 §2 help menu: Documentation has one link for the container-registry-only flavour, another otherwise. */

@@ -1,13 +1,11 @@
 import { LICENSE_KINDS, type LicenseType, NO_LICENSE } from '@granary/contracts';
 import { describe, expect, it } from 'vitest';
+import { pageTitle, profileAttentionOf, shellContext } from '../shared/session/shellContext.ts';
 import {
   chooseLogo,
   defaultPath,
   homePath,
   jenkinsRedirectPath,
-  pageTitle,
-  profileAttentionOf,
-  shellContext,
   sidebarItems,
   sidebarNames,
   userMenuItems,

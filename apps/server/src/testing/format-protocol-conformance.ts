@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packages, packageVersions } from '../../modules/packages/packages.schema.ts';
-import { basicAuth, createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../testing/index.ts';
-import type { PackageFormat } from './format.ts';
+import type { PackageFormat } from '../formats/sdk/format.ts';
+import { packages, packageVersions } from '../modules/packages/packages.schema.ts';
+import { basicAuth, createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from './test-app.ts';
 
 export const ADMIN_AUTH = basicAuth('admin', TEST_ADMIN_PASSWORD);
 
@@ -33,7 +33,8 @@ const pathOf = (url: string) => {
 /**
  * The protocol half of the conformance kit (issue 5: extract, index, remote rewrite, virtual merge):
  * run against the real app with the format's client protocol. Every format with a client protocol
- * runs it beside `describeFormatConformance`.
+ * runs it beside `describeFormatConformance` (formats/sdk/conformance.ts). Test support, so it lives
+ * here: it reads the packages index and speaks through `app.inject`, which formats themselves never do.
  */
 export function describeFormatProtocolConformance(format: PackageFormat, driver: ProtocolDriver): void {
   describe(`format protocol conformance: ${format.id}`, () => {

@@ -1,0 +1,70 @@
+import type { PackageMetadata } from '../../formats/sdk/format.ts';
+import type { Executor } from '../../platform/events/index.ts';
+
+/** A file of a repository, as an extension hears of it. */
+export interface StoredArtifact {
+  repositoryId: string;
+  repositoryKey: string;
+  /** the repository's package type */
+  packageType: string;
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+/**
+ * What a higher module (the packages index; later scanning, webhooks) does when artifacts change:
+ * registered into the repositories module at boot (`ArtifactExtensionPoint.register`), so that
+ * repositories never imports it (the module graph stays acyclic). Each call is optional.
+ */
+export interface ArtifactExtension {
+  /** Names the extension; a second registration under the same id is refused at boot. */
+  readonly id: string;
+  /**
+   * Before a file is stored, outside the storing transaction (the blob is in the store, its row not
+   * yet): the place to read the bytes (an archive's entries). Must not throw for unreadable content.
+   */
+  beforeStore?(file: StoredArtifact): Promise<void>;
+  /**
+   * In the transaction that stores the file (deploy, remote cache, copy or move target), after its
+   * format extracted `metadata` (null: none or unreadable). A throw aborts the store.
+   */
+  stored?(tx: Executor, file: StoredArtifact, metadata: PackageMetadata | null): Promise<void>;
+  /**
+   * In the transaction that removes these paths of a repository (delete, move source) or replaces
+   * them (a new file at a stored path is removed, then stored, in one transaction).
+   */
+  removed?(tx: Executor, repositoryId: string, paths: string[]): Promise<void>;
+  /** A client downloaded the whole file (called on the serving path: must neither wait nor throw). */
+  downloaded?(repositoryId: string, path: string): void;
+}
+
+/**
+ * The extension point of the artifact lifecycle (Backstage's pattern): one per server, filled at boot
+ * and called by the repositories services in the order extensions were registered.
+ */
+export class ArtifactExtensionPoint {
+  private readonly extensions: ArtifactExtension[] = [];
+
+  register(extension: ArtifactExtension): void {
+    if (this.extensions.some((e) => e.id === extension.id))
+      throw new Error(`An artifact extension "${extension.id}" is already registered`);
+    this.extensions.push(extension);
+  }
+
+  async beforeStore(file: StoredArtifact): Promise<void> {
+    for (const e of this.extensions) await e.beforeStore?.(file);
+  }
+
+  async stored(tx: Executor, file: StoredArtifact, metadata: PackageMetadata | null): Promise<void> {
+    for (const e of this.extensions) await e.stored?.(tx, file, metadata);
+  }
+
+  async removed(tx: Executor, repositoryId: string, paths: string[]): Promise<void> {
+    for (const e of this.extensions) await e.removed?.(tx, repositoryId, paths);
+  }
+
+  downloaded(repositoryId: string, path: string): void {
+    for (const e of this.extensions) e.downloaded?.(repositoryId, path);
+  }
+}
