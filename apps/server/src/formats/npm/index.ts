@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import semver from 'semver';
 import { httpStatusOf } from '../../platform/http/error-status.ts';
+import { lingerAfterAnswer } from '../../platform/http/linger.ts';
 import type { FormatRequest, PackageFormat, RequestContext } from '../sdk/format.ts';
 import { npmAfterChange } from './after-change.ts';
 import { localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
@@ -155,8 +156,9 @@ export const npmFormat: PackageFormat = {
   packageFolder: npmPackageFolder,
   afterChange: npmAfterChange,
   errorBody(error, reply) {
-    // A body refused for its size is not read further: the connection closes after the answer.
-    if (error.status === 413) reply.header('connection', 'close');
+    // A body refused for its size is not kept: it flows away unread for a moment, then the
+    // connection is cut, so the client reads the 413 rather than a reset.
+    if (error.status === 413) lingerAfterAnswer(reply);
     if (error.status === 401 && /^Bearer\s/i.test(String(reply.request.headers.authorization ?? '')))
       reply.header('www-authenticate', 'Bearer realm="Granary"');
     return { error: error.message };
