@@ -18,7 +18,20 @@ echo "== console build"
 npm run build || status=1
 
 echo "== browser tests"
+# CI runs another suite beside the browser tests (one worker each: the browser tests spend most of
+# their time waiting on Chromium and the server); its output goes to a file, printed after.
+beside_pid=
+if [ -n "${GRANARY_TEST_BESIDE_BROWSER:-}" ]; then
+  echo "   and beside them: $GRANARY_TEST_BESIDE_BROWSER (output after the browser tests)"
+  bash -c "$GRANARY_TEST_BESIDE_BROWSER" >"$reports/beside.log" 2>&1 &
+  beside_pid=$!
+fi
 npx playwright test -c e2e/playwright.config.ts || status=1
+if [ -n "$beside_pid" ]; then
+  wait "$beside_pid" || status=1
+  echo "== $GRANARY_TEST_BESIDE_BROWSER"
+  cat "$reports/beside.log"
+fi
 
 node scripts/summarize-tests.mjs "$reports/unit.json" "$reports/e2e.json" || status=1
 exit $status
