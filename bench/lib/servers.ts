@@ -67,7 +67,7 @@ function stopper(child: ChildProcess, cleanup?: () => Promise<void>) {
 }
 
 /** Granary as `npm start` runs it, on a free loopback port with its own temp home and embedded database. */
-export async function startGranary(): Promise<RunningServer> {
+export async function startGranary(env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-'));
   const port = await freePort();
   const { child, log } = spawnServer(['--import', 'tsx', 'apps/server/src/main.ts'], {
@@ -76,6 +76,7 @@ export async function startGranary(): Promise<RunningServer> {
     GRANARY_HOST: '127.0.0.1',
     GRANARY_ADMIN_PASSWORD: 'bench-password',
     GRANARY_LOG_STDOUT: 'false',
+    ...env,
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/system/ping`, child, log);

@@ -20,6 +20,7 @@ import { registerSearch } from './modules/search/index.ts';
 import { registerSystem } from './modules/system/index.ts';
 import { readNodeId } from './modules/system/nodes.service.ts';
 import { readVersion } from './modules/system/version.ts';
+import { registerWebhooks } from './modules/webhooks/index.ts';
 import { BlobCache, createBlobStore } from './platform/blobs/index.ts';
 import { type Database, openDatabase } from './platform/db/index.ts';
 import { registerAccessControl } from './platform/http/access-control.ts';
@@ -32,6 +33,7 @@ import { Jobs, registerHousekeeping } from './platform/jobs/index.ts';
 import { createLogging } from './platform/logger/index.ts';
 import { createOutboundClient } from './platform/outbound/index.ts';
 import type { Platform } from './platform/platform.ts';
+import { createSecrets, loadMasterKey } from './platform/secrets/index.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -92,6 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       proxy: config.outboundProxy ? { url: config.outboundProxy } : undefined,
     });
     opened.push(outbound);
+    const secrets = createSecrets(loadMasterKey({ home: config.home, masterKey: config.masterKey }));
 
     const app = Fastify({
       loggerInstance: logging.server as FastifyBaseLogger,
@@ -140,7 +143,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
         run: () => database.channel.reconnect(),
       });
     const now = deps.now ?? Date.now;
-    app.decorate('granary', { config, database, blobs, blobCache, outbound, logging, jobs, uploads, now });
+    app.decorate('granary', {
+      config,
+      database,
+      blobs,
+      blobCache,
+      outbound,
+      secrets,
+      logging,
+      jobs,
+      uploads,
+      now,
+    });
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id);
     });
@@ -188,6 +202,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await registerRepositories(app, app.granary, access, createFormatRegistry());
     await registerPackages(app, app.granary, access);
     await registerSearch(app, app.repositories);
+    await registerWebhooks(app, app.granary, access);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

@@ -4,3 +4,4 @@ export * from './errors.ts';
 export * from './packages.ts';
 export * from './repositories.ts';
 export * from './system.ts';
+export * from './webhooks.ts';

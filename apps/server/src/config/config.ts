@@ -20,6 +20,7 @@ const SETTINGS = {
   baseUrl: { env: 'GRANARY_BASE_URL', yaml: 'baseUrl' },
   outboundAllowlist: { env: 'GRANARY_OUTBOUND_ALLOWLIST', yaml: 'outboundAllowlist' },
   outboundProxy: { env: 'GRANARY_OUTBOUND_PROXY', yaml: 'outboundProxy' },
+  masterKey: { env: 'GRANARY_MASTER_KEY', yaml: 'masterKey' },
   logLevel: { env: 'GRANARY_LOG_LEVEL', yaml: 'logLevel' },
   logMaxBytes: { env: 'GRANARY_LOG_MAX_BYTES', yaml: 'logMaxBytes' },
   logMaxFiles: { env: 'GRANARY_LOG_MAX_FILES', yaml: 'logMaxFiles' },
@@ -89,6 +90,14 @@ export const configSchema = z.object({
       }
     }),
   outboundProxy: httpUrl.optional(),
+  /**
+   * The key that wraps every stored secret's data key (platform/secrets): base64 of 32 bytes. Unset:
+   * `$GRANARY_HOME/security/master.key`, created on the first start. Nodes sharing a database share it.
+   */
+  masterKey: z
+    .string()
+    .refine((v) => Buffer.from(v.trim(), 'base64').length === 32, 'expected a base64-encoded 32-byte key')
+    .optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   logMaxBytes: integer(1024, 2 ** 40).default(50 * 1024 * 1024),
   logMaxFiles: integer(1, 1000).default(10),
@@ -245,6 +254,9 @@ export function parseConfig(
   const key = String(issue.path[0] ?? 'home') as SettingKey;
   const name = source[key] ?? SETTINGS[key]?.env ?? key;
   const given = (raw as Record<string, unknown>)[key];
-  const shown = key === 'adminPassword' || key === 'databaseUrl' ? '' : ` (got ${JSON.stringify(given)})`;
+  const shown =
+    key === 'adminPassword' || key === 'databaseUrl' || key === 'masterKey'
+      ? ''
+      : ` (got ${JSON.stringify(given)})`;
   throw new ConfigError(`${name}: ${issue.message}${shown}`);
 }

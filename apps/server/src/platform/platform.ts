@@ -5,6 +5,7 @@ import type { UploadGuard } from './http/upload-guard.ts';
 import type { Jobs } from './jobs/index.ts';
 import type { Logging } from './logger/index.ts';
 import type { OutboundClient } from './outbound/index.ts';
+import type { Secrets } from './secrets/index.ts';
 
 /**
  * What every module reaches through `app.granary` (built by `buildApp`, handed to each module's
@@ -17,6 +18,8 @@ export interface Platform {
   /** The most-read small blobs in memory (GRANARY_BLOB_CACHE_BYTES). */
   blobCache: BlobCache;
   outbound: OutboundClient;
+  /** Stored secrets, encrypted at rest under the master key (`sealSecret` / `openSecret`). */
+  secrets: Secrets;
   logging: Logging;
   /** Background work: the one place that runs recurring jobs. */
   jobs: Jobs;

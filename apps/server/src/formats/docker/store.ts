@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { httpStatusOf } from '../../platform/http/error-status.ts';
-import type { FormatFile, RepositoryHandle, SpooledBytes } from '../sdk/format.ts';
+import type { FormatEvent, FormatFile, RepositoryHandle, SpooledBytes } from '../sdk/format.ts';
 import {
   type Descriptor,
   digestFile,
@@ -266,6 +266,64 @@ export async function linkBlob(
   });
 }
 
+/** An image's platform as `docker.pushed` names it (Artifactory's `platforms[]`). */
+export interface ImagePlatform {
+  architecture: string;
+  os: string;
+  variant?: string;
+}
+
+/** Largest image config read for its platform (configs are a few KB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+function platformOf(value: unknown): ImagePlatform | null {
+  const p = value as { architecture?: unknown; os?: unknown; variant?: unknown } | null;
+  if (!p || typeof p.architecture !== 'string' || typeof p.os !== 'string') return null;
+  return {
+    architecture: p.architecture,
+    os: p.os,
+    ...(typeof p.variant === 'string' ? { variant: p.variant } : {}),
+  };
+}
+
+/**
+ * The platforms a pushed manifest is for: an index's entries' `platform`, or an image's config
+ * (`architecture`, `os`); none for an artifact that is no image (a signature, an SBOM).
+ */
+async function platformsOf(parsed: ParsedManifest, config: FormatFile | undefined): Promise<ImagePlatform[]> {
+  if (parsed.isIndex)
+    return parsed.manifests.map((m) => platformOf(m.platform)).filter((p): p is ImagePlatform => !!p);
+  if (!config || config.size > MAX_CONFIG_BYTES) return [];
+  try {
+    const found = platformOf(JSON.parse((await buffer(await config.open())).toString('utf8')));
+    return found ? [found] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** issue 14 §Events: `docker.pushed` / `docker.deleted` of one tag, its manifest file as the artifact. */
+function tagEvent(
+  eventType: 'pushed' | 'deleted',
+  image: string,
+  tag: string,
+  manifest: { path: string; sha256: string; size: number },
+  platforms?: ImagePlatform[],
+): FormatEvent {
+  return {
+    type: `docker.${eventType}`,
+    data: {
+      path: manifest.path,
+      name: manifest.path.slice(manifest.path.lastIndexOf('/') + 1),
+      sha256: manifest.sha256,
+      size: manifest.size,
+      image_name: image,
+      tag,
+      ...(platforms && platforms.length > 0 ? { platforms } : {}),
+    },
+  };
+}
+
 function imageSize(parsed: ParsedManifest, body: Buffer): number {
   return body.length + parsed.blobs.reduce((sum, d) => sum + d.size, 0);
 }
@@ -349,31 +407,42 @@ export async function storeManifest(
       if (!entry.includes('/') && entry.startsWith('sha256__') && !wanted.has(entry))
         await dctx.delete(file.path);
     const size = imageSize(parsed, body);
+    const configHex = parsed.config && sha256Hex(parsed.config.digest);
+    const pushed = tagEvent(
+      'pushed',
+      image,
+      ref,
+      { path: `${folder}/${name}`, sha256: hex, size: body.length },
+      await platformsOf(parsed, configHex ? blobs.get(configHex) : undefined),
+    );
     // No bytes are written: the manifest is stored (the canonical copy), the layers too. The tag's
-    // manifest file and its layer files are rows, all in one transaction.
-    await dctx.link([
-      {
-        path: `${folder}/${name}`,
-        sameAs: canonical,
-        properties: {
-          ...properties,
-          'docker.manifest': [ref],
-          'docker.size': [String(size)],
-          'docker.layers': parsed.blobs.slice(1).map((d) => d.digest),
+    // manifest file and its layer files are rows, all in one transaction, with the tag's event.
+    await dctx.link(
+      [
+        {
+          path: `${folder}/${name}`,
+          sameAs: canonical,
+          properties: {
+            ...properties,
+            'docker.manifest': [ref],
+            'docker.size': [String(size)],
+            'docker.layers': parsed.blobs.slice(1).map((d) => d.digest),
+          },
+          metadata: {
+            name: image,
+            version: ref,
+            description: parsed.isIndex
+              ? `${parsed.manifests.length} platform manifests`
+              : `${parsed.blobs.length - 1} layers, ${size} bytes`,
+            leadFile: true,
+          },
         },
-        metadata: {
-          name: image,
-          version: ref,
-          description: parsed.isIndex
-            ? `${parsed.manifests.length} platform manifests`
-            : `${parsed.blobs.length - 1} layers, ${size} bytes`,
-          leadFile: true,
-        },
-      },
-      ...[...wanted]
-        .filter(([fileName]) => held.get(fileName)?.sha256 === undefined)
-        .map(([fileName, file]) => ({ path: `${folder}/${fileName}`, sameAs: file, metadata: null })),
-    ]);
+        ...[...wanted]
+          .filter(([fileName]) => held.get(fileName)?.sha256 === undefined)
+          .map(([fileName, file]) => ({ path: `${folder}/${fileName}`, sameAs: file, metadata: null })),
+      ],
+      { events: [pushed] },
+    );
   });
   return { digest: `sha256:${hex}`, parsed };
 }
@@ -420,27 +489,31 @@ export async function listTags(ctx: RepositoryHandle, image: string): Promise<st
 
 /** Deletes a tag, or a manifest by digest with every tag that points at it (local repositories). */
 export async function deleteManifest(ctx: RepositoryHandle, image: string, ref: string): Promise<void> {
+  // issue 14 §Events: each tag removed is a `docker.deleted`, in the transaction of its files.
+  const deleted = (tag: string, hit: ManifestHit) => ({
+    events: [tagEvent('deleted', image, tag, hit.file)],
+  });
   if (!isDigest(ref)) {
     const hit = await storedManifest(ctx, image, ref);
     if (!hit) throw new OciError(404, 'MANIFEST_UNKNOWN', `${image}:${ref} is not here`);
-    await ctx.delete(`${image}/${ref}`);
+    await ctx.delete(`${image}/${ref}`, deleted(ref, hit));
     return;
   }
   const hex = requireSha256(ref);
   const canonical = await ctx.stat(blobPath(image, hex));
-  let deleted = 0;
+  let removed = 0;
   for (const tag of (await storedTags(ctx, image)) ?? []) {
     const hit = await storedManifest(ctx, image, tag);
     if (hit?.file.sha256 === hex) {
-      await ctx.delete(`${image}/${tag}`);
-      deleted += 1;
+      await ctx.delete(`${image}/${tag}`, deleted(tag, hit));
+      removed += 1;
     }
   }
   if (canonical && (await readManifestFile(canonical))) {
     await ctx.delete(blobPath(image, hex));
-    deleted += 1;
+    removed += 1;
   }
-  if (deleted === 0) throw new OciError(404, 'MANIFEST_UNKNOWN', `${image}@${ref} is not here`);
+  if (removed === 0) throw new OciError(404, 'MANIFEST_UNKNOWN', `${image}@${ref} is not here`);
 }
 
 /** spec "Listing Referrers": manifests of the image whose `subject` is the digest, as index descriptors. */

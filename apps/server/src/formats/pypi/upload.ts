@@ -119,7 +119,10 @@ export async function handleUpload(req: FormatRequest, reply: FastifyReply, ctx:
   }
   if (valid.dist.kind === 'wheel') {
     try {
-      await target.deploy(`${path}${METADATA_SUFFIX}`, valid.metadataBytes, { metadata: null });
+      await target.deploy(`${path}${METADATA_SUFFIX}`, valid.metadataBytes, {
+        metadata: null,
+        derived: true,
+      });
     } catch (err) {
       // The wheel is stored; without its metadata file pip downloads the wheel to read it.
       ctx.log.warn({ path, err: (err as Error).message }, 'PEP 658 metadata file not stored');

@@ -123,7 +123,36 @@ export interface FormatFile extends StoredFile {
   createdBy: string;
 }
 
-export interface DeployOptions {
+/**
+ * A domain event a format publishes beside the core's own artifact events (issue 14 §Events), in the
+ * transaction of the `deploy`, `link` or `delete` it rides on: it exists exactly when that change
+ * commits, and not at all when the call changes nothing (the same bytes again, nothing deleted).
+ */
+export interface FormatEvent {
+  /**
+   * `${domain}.${event_type}` of the event catalogue (`EVENT_CATALOG` in @granary/contracts), e.g.
+   * `docker.pushed`. The core's own domains (`artifact`, `artifact_property`, `user`) are refused.
+   */
+  type: string;
+  /**
+   * The delivery's `data`, snake_case. The core sets `repo_key` (the repository the change is in),
+   * `virtual_repo_key` (when the handle came through a virtual repository) and `by` (the acting user).
+   */
+  data: Record<string, unknown>;
+}
+
+/** Domain events to publish with a change (`FormatEvent`). */
+export interface EventOptions {
+  events?: FormatEvent[];
+  /**
+   * The files changed are ones the format derives from another it stores (a wheel's PEP 658
+   * `.metadata`): they announce no `artifact.*` event of their own — the file they come from does.
+   * (A format's `internalPaths` never announce any.)
+   */
+  derived?: boolean;
+}
+
+export interface DeployOptions extends EventOptions {
   /** checksums the client announced: a mismatch stores nothing (ConflictError 'CHECKSUM_MISMATCH') */
   expected?: { sha256?: string; sha1?: string; md5?: string; size?: number };
   properties?: Record<string, string[]>;
@@ -259,6 +288,7 @@ export interface RepositoryHandle {
       properties?: Record<string, string[]>;
       metadata?: PackageMetadata | null;
     }[],
+    opts?: EventOptions,
   ): Promise<FormatFile[]>;
   /**
    * Bytes an earlier `spool` put in the blob store, found again by their sha256 after the handle was
@@ -270,7 +300,7 @@ export interface RepositoryHandle {
    * Deletes a file or folder (delete permission); the number of files removed. The format's own
    * change: its `afterChange` is not called for it.
    */
-  delete(path: string): Promise<number>;
+  delete(path: string, opts?: EventOptions): Promise<number>;
   /** Replaces a stored file's properties (annotate permission). */
   setProperties(path: string, properties: Record<string, string[]>): Promise<void>;
   /** virtual: handles of the members the acting principal may read, in resolution order (nested virtuals flattened). */

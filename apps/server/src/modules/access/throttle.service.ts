@@ -1,5 +1,7 @@
 import { eq, inArray, like, or } from 'drizzle-orm';
 import type { Db } from '../../platform/db/index.ts';
+import { type Executor, publish } from '../../platform/events/index.ts';
+import { findUserByName } from './access.queries.ts';
 import { loginThrottle } from './access.schema.ts';
 
 /**
@@ -58,9 +60,13 @@ function likeEscape(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Counts one failure against each key; answers whether one of them is now locked. */
-export async function recordFailure(db: Db, keys: { key: string; limit: number }[], now = new Date()) {
-  let locked = false;
+/** Counts one failure against each key; answers the keys it locked now (none: nothing locked). */
+export async function recordFailure(
+  db: Executor,
+  keys: { key: string; limit: number }[],
+  now = new Date(),
+): Promise<string[]> {
+  const locked: string[] = [];
   for (const { key, limit } of keys) {
     const row = (await db.select().from(loginThrottle).where(eq(loginThrottle.key, key)).limit(1))[0];
     const stale = !row || now.getTime() - row.lastFailureAt.getTime() > THROTTLE.decayMs;
@@ -74,7 +80,7 @@ export async function recordFailure(db: Db, keys: { key: string; limit: number }
       until = new Date(now.getTime() + ms);
       lockouts += 1;
       failures = 0;
-      locked = true;
+      locked.push(key);
     }
     await db
       .insert(loginThrottle)
@@ -89,27 +95,37 @@ export async function recordFailure(db: Db, keys: { key: string; limit: number }
 
 /**
  * One failed sign-in (password or one-time code) for `name` from `ip`: counted for the pair and the
- * address, and for the account only while this address was never locked out for this name.
+ * address, and for the account only while this address was never locked out for this name. Answers
+ * whether a lock began. When the name (for this address, or everywhere) is locked now and is a user's,
+ * `user.locked` (`{user_name}`) is published with the lock (issue 14 §Events); an address locked for every name is
+ * the address's lock, not a user's, and a name nobody has is no user.
  */
 export async function recordSignInFailure(db: Db, name: string, ip: string, now = new Date()) {
-  const pair = (
-    await db
-      .select()
-      .from(loginThrottle)
-      .where(eq(loginThrottle.key, pairKey(name, ip)))
-      .limit(1)
-  )[0];
-  const pairLockedBefore =
-    !!pair && pair.lockouts > 0 && now.getTime() - pair.lastFailureAt.getTime() < THROTTLE.maxLockoutMs * 2;
-  return recordFailure(
-    db,
-    [
-      { key: pairKey(name, ip), limit: THROTTLE.pairLimit },
-      { key: addressKey(ip), limit: THROTTLE.addressLimit },
-      ...(pairLockedBefore ? [] : [{ key: accountKey(name), limit: THROTTLE.accountLimit }]),
-    ],
-    now,
-  );
+  return db.transaction(async (tx) => {
+    const pair = (
+      await tx
+        .select()
+        .from(loginThrottle)
+        .where(eq(loginThrottle.key, pairKey(name, ip)))
+        .limit(1)
+    )[0];
+    const pairLockedBefore =
+      !!pair && pair.lockouts > 0 && now.getTime() - pair.lastFailureAt.getTime() < THROTTLE.maxLockoutMs * 2;
+    const locked = await recordFailure(
+      tx,
+      [
+        { key: pairKey(name, ip), limit: THROTTLE.pairLimit },
+        { key: addressKey(ip), limit: THROTTLE.addressLimit },
+        ...(pairLockedBefore ? [] : [{ key: accountKey(name), limit: THROTTLE.accountLimit }]),
+      ],
+      now,
+    );
+    if (locked.includes(pairKey(name, ip)) || locked.includes(accountKey(name))) {
+      const user = await findUserByName(tx, name);
+      if (user) await publish(tx, { type: 'user.locked', payload: { user_name: user.name } });
+    }
+    return locked.length > 0;
+  });
 }
 
 /** A successful sign-in forgets the name's failures from this address and its account-wide count. */

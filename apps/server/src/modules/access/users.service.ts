@@ -10,7 +10,7 @@ import {
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
 import { ConflictError, InvalidError, NotFoundError, validField } from '../../platform/errors.ts';
-import type { Executor } from '../../platform/events/index.ts';
+import { type DomainEvent, type Executor, publish } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import {
   autoJoinGroups,
@@ -40,6 +40,18 @@ export async function principalOf(db: Db, user: UserRow, via: Principal['via']):
     groups: groups.map((g) => g.name),
     via,
   };
+}
+
+/**
+ * issue 14 §Events: `user.created`, `user.deleted`, `user.locked`, published in the transaction of the
+ * change. `data` names the user and no more (no personal data), and `by` who acted when someone did.
+ */
+export function userEvent(
+  eventType: 'created' | 'deleted' | 'locked',
+  name: string,
+  by?: string | null,
+): DomainEvent {
+  return { type: `user.${eventType}`, payload: { user_name: name, ...(by ? { by } : {}) } };
 }
 
 export function passwordIsExpired(user: UserRow, policy: PasswordPolicy, now = new Date()): boolean {
@@ -147,6 +159,7 @@ export async function createUser(
       profileUpdatable: body.profileUpdatable ?? true,
     });
     await setUserGroups(db, row.id, ids);
+    await publish(db, userEvent('created', name, meta.principal?.name));
   });
   permissionsChanged(ctx);
   await ctx.audit.record({ ...auditOf(meta), action: 'user.create', target: name, result: 'success' });
@@ -193,6 +206,7 @@ export async function deleteUser(ctx: AccessContext, meta: RequestMeta, name: st
     const db: Executor = tx;
     await deleteUserRow(db, user);
     await removePrincipalFromTargets(db, 'users', user.name);
+    await publish(db, userEvent('deleted', user.name, meta.principal?.name));
   });
   permissionsChanged(ctx);
   await ctx.audit.record({ ...auditOf(meta), action: 'user.delete', target: user.name, result: 'success' });

@@ -403,7 +403,8 @@ describe(`artifacts at /repository/{key}/{path} (${testEngine})`, () => {
     const types = (await listEvents(t.app.granary.database.db)).map((e) => e.type);
     for (const type of [
       'artifact.deployed',
-      'artifact.properties_changed',
+      'artifact_property.added',
+      'artifact_property.deleted',
       'artifact.copied',
       'artifact.moved',
       'artifact.deleted',

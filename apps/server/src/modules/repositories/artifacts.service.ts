@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { PackageMetadata } from '../../formats/sdk/format.ts';
+import type { FormatEvent, PackageMetadata } from '../../formats/sdk/format.ts';
 import { ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
 import {
   ConflictError,
@@ -9,9 +9,10 @@ import {
   NotFoundError,
   NotSupportedError,
 } from '../../platform/errors.ts';
-import { publish } from '../../platform/events/index.ts';
+import { type DomainEvent, publish } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { httpStatusOf } from '../../platform/http/error-status.ts';
+import { artifactEvent, formatEvents, propertyEvents, transferEvent } from './artifact-events.ts';
 import {
   type ArtifactRow,
   changeArtifacts,
@@ -88,6 +89,12 @@ export interface DeployInput {
   metadata?: PackageMetadata | null;
   /** Bytes already in the blob store, hashed by the core (a format's `spool`): stored without reading `source`. */
   stored?: { sha256: string; sha1: string; md5: string; size: number };
+  /** The virtual repository the request came through, when the caller already resolved it (a format's deploy context). */
+  via?: string;
+  /** A format's own domain events, published with the file (`FormatEvent`). */
+  events?: readonly FormatEvent[];
+  /** A file the format derives (`EventOptions.derived`): no `artifact.deployed` of its own. */
+  derived?: boolean;
 }
 
 /** Where a PUT lands: the local repository itself, or a virtual repository's default deployment repository. */
@@ -214,6 +221,10 @@ export async function deployArtifact(
   if (same) return { repo, artifact: same, created: false };
   if (existing && !mayReplace) await refuseReplacing();
   const by = actorName(principal);
+  // issue 14 §Events: a deploy to a virtual repository lands in its default deployment repository;
+  // its event names both.
+  const via = target.repo !== repo ? target.repo.key : input.via;
+  const extra = formatEvents(input.events, repo.key, { by, via });
   const meta = input.metadata !== undefined ? input.metadata : await extractFor(ctx, repo, path.path, blob);
   const outcome = await changeArtifacts(ctx.db, async (tx) => {
     if (input.noOverwrite) {
@@ -241,13 +252,36 @@ export async function deployArtifact(
       createdBy: by,
       modifiedBy: by,
     });
-    await publish(tx, {
-      type: 'artifact.deployed',
-      payload: { repo: repo.key, path: path.path, size: blob.size, sha256: blob.sha256, by },
-    });
+    await publish(
+      tx,
+      ...(announced(ctx, repo, path.path, input.derived)
+        ? [
+            artifactEvent(
+              'deployed',
+              { repoKey: repo.key, path: path.path, sha256: blob.sha256, size: blob.size },
+              { by, via },
+            ),
+          ]
+        : []),
+      ...extra,
+    );
     return { row, changed: true };
   });
   return { repo, artifact: outcome.row, created: !existing && outcome.changed };
+}
+
+/**
+ * Whether a stored or removed file is announced as an `artifact.*` event (issue 14): not a format's
+ * internal record (`internalPaths`: npm's `.npm/**`) nor a file it derives from another (`derived`),
+ * so one `npm publish` or `twine upload` is one event, naming the package file.
+ */
+export function announced(
+  ctx: Pick<RepositoriesContext, 'formats'>,
+  repo: RepoConfig,
+  path: string,
+  derived?: boolean,
+): boolean {
+  return !derived && !isInternalPath(ctx, repo.packageType, path);
 }
 
 /** A new file cannot go where a folder is or below a file (409, naming which). */
@@ -282,9 +316,14 @@ export async function linkArtifacts(
   principal: Principal | null,
   repoKey: string,
   items: LinkInput[],
+  /** `via`: the virtual repository the request came through; `events`: a format's own, published with the files */
+  opts: { via?: string; events?: readonly FormatEvent[]; derived?: boolean } = {},
 ): Promise<{ repo: RepoConfig; artifacts: ArtifactRow[] }> {
   const target = await resolveTarget(ctx, repoKey, principal);
   const repo = await deployTarget(ctx, target);
+  const by = actorName(principal);
+  const via = target.repo !== repo ? target.repo.key : opts.via;
+  const extra = formatEvents(opts.events, repo.key, { by, via });
   for (const { path } of items) {
     if (path.isRoot || path.folderHint) throw new InvalidError('A file path is required to deploy');
     for (const r of target.repo === repo ? [repo] : [target.repo, repo])
@@ -328,7 +367,6 @@ export async function linkArtifacts(
       item.path.path,
       item.metadata !== undefined ? item.metadata : await extractFor(ctx, repo, item.path.path, item.stored),
     );
-  const by = actorName(principal);
   const stored = new Map<string, ArtifactRow>();
   if (changed.length > 0)
     await changeArtifacts(ctx.db, async (tx) => {
@@ -352,10 +390,16 @@ export async function linkArtifacts(
       }
       await publish(
         tx,
-        ...changed.map(({ path, stored: blob }) => ({
-          type: 'artifact.deployed',
-          payload: { repo: repo.key, path: path.path, size: blob.size, sha256: blob.sha256, by },
-        })),
+        ...changed
+          .filter(({ path }) => announced(ctx, repo, path.path, opts.derived))
+          .map(({ path, stored: blob }) =>
+            artifactEvent(
+              'deployed',
+              { repoKey: repo.key, path: path.path, sha256: blob.sha256, size: blob.size },
+              { by, via },
+            ),
+          ),
+        ...extra,
       );
     });
   return {
@@ -412,7 +456,8 @@ export async function resolveForRead(
   ctx: RepositoriesContext,
   principal: Principal | null,
   path: RepoPath,
-  opts: { stream?: boolean } = {},
+  /** `via`: the virtual repository the request came through (a format's member handle), for `artifact.cached` */
+  opts: { stream?: boolean; via?: string } = {},
 ): Promise<Resolved> {
   const target = await resolveTarget(ctx, path.repoKey, principal);
   await authorize(ctx, principal, 'read', target.repo, path.path);
@@ -425,6 +470,8 @@ export async function resolveForRead(
 
 interface ResolveOptions {
   stream?: boolean;
+  /** The (outermost) virtual repository the request came through: a remote member's `artifact.cached` names it. */
+  via?: string;
   /** An enclosing virtual repository found the path in a local member: remote members stay out. */
   localOnly?: boolean;
   /**
@@ -501,7 +548,7 @@ async function resolveIn(
         claimed = !!folder && (await localHolds(ctx, repo, path.path, depth, folder));
       }
     }
-    const memberOpts = { ...opts, localOnly, claimed };
+    const memberOpts = { ...opts, localOnly, claimed, via: opts.via ?? repo.key };
     // Files first, in member order; a failing upstream falls through to the next member.
     if (!path.folderHint)
       for (const member of members) {
@@ -528,13 +575,13 @@ async function resolveIn(
       !cacheOnly &&
       isStale(repo, artifact, Date.now(), metadataPaths(ctx, repo))
     )
-      return { kind: 'file', repo, key, artifact: await ctx.remote.revalidate(repo, artifact) };
+      return { kind: 'file', repo, key, artifact: await ctx.remote.revalidate(repo, artifact, opts.via) };
     if (artifact) return { kind: 'file', repo, key, artifact };
   }
   if (path.isRoot || (await folderExists(ctx.db, repo.id, path.path)))
     return { kind: 'folder', repo, key, path: path.path, members: [repo] };
   if (repo.rclass === 'remote' && !cacheOnly && !path.folderHint) {
-    const fetched = await ctx.remote.fetch(repo, path.path, opts.stream ?? false);
+    const fetched = await ctx.remote.fetch(repo, path.path, opts.stream ?? false, opts.via);
     if (!fetched) return null;
     if ('artifact' in fetched) return { kind: 'file', repo, key, artifact: fetched.artifact };
     return { kind: 'stream', repo, key, ...fetched };
@@ -547,14 +594,19 @@ export async function deleteArtifacts(
   ctx: RepositoriesContext,
   principal: Principal | null,
   path: RepoPath,
-  /** `byFormat`: the repository's format deletes through its own handle (no `afterChange` back to it). */
-  opts: { byFormat?: boolean } = {},
+  /**
+   * `byFormat`: the repository's format deletes through its own handle (no `afterChange` back to it);
+   * `via`: the virtual repository the format's handle came through; `events`: the format's own, published
+   * when something was deleted.
+   */
+  opts: { byFormat?: boolean; via?: string; events?: readonly FormatEvent[]; derived?: boolean } = {},
 ): Promise<number> {
   const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = target.repo;
   if (repo.rclass === 'virtual') throw new NotSupportedError('Delete from the member repository');
   await authorize(ctx, principal, 'delete', repo, path.path);
   const by = actorName(principal);
+  const extra = formatEvents(opts.events, repo.key, { by, via: opts.via });
   const deleted = await changeArtifacts(ctx.db, async (tx) => {
     const rows = await deleteArtifactsAt(tx, repo.id, path.path);
     await notifyRemoved(
@@ -566,10 +618,16 @@ export async function deleteArtifacts(
     if (rows.length > 0)
       await publish(
         tx,
-        ...rows.map((r) => ({
-          type: 'artifact.deleted',
-          payload: { repo: repo.key, path: r.path, sha256: r.sha256, by },
-        })),
+        ...rows
+          .filter((r) => announced(ctx, repo, r.path, opts.derived))
+          .map((r) =>
+            artifactEvent(
+              'deleted',
+              { repoKey: repo.key, path: r.path, sha256: r.sha256, size: r.size },
+              { by, via: opts.via },
+            ),
+          ),
+        ...extra,
       );
     return rows;
   });
@@ -635,16 +693,17 @@ export async function changeProperties(
     const single = path.isRoot ? undefined : await findArtifact(tx, repo.id, path.path);
     const rows = single ? [single] : await listArtifactsBelow(tx, repo.id, path.path);
     if (rows.length === 0) throw new NotFoundError(`'${path.path}' not found in repository '${target.key}'`);
+    const events: DomainEvent[] = [];
     for (const row of rows) {
-      const props: Properties = { ...(row.properties as Properties) };
+      const before = (row.properties ?? {}) as Properties;
+      const props: Properties = { ...before };
       for (const [k, v] of Object.entries(change.set ?? {})) props[k] = v;
       for (const k of change.remove ?? []) delete props[k];
       await setArtifactProperties(tx, row.id, props, by);
+      // issue 14 §Events: one event per key set (to a new value) or removed, on each file.
+      events.push(...propertyEvents({ repoKey: repo.key, path: row.path }, before, props, by));
     }
-    await publish(tx, {
-      type: 'artifact.properties_changed',
-      payload: { repo: repo.key, path: path.path, set: change.set ?? {}, removed: change.remove ?? [], by },
-    });
+    await publish(tx, ...events);
   });
 }
 
@@ -735,15 +794,14 @@ export async function copyOrMove(
     }
     await publish(
       tx,
-      ...plan.map(({ row, target }) => ({
-        type: mode === 'copy' ? 'artifact.copied' : 'artifact.moved',
-        payload: {
-          from: { repo: source.repo.key, path: row.path },
-          to: { repo: dest.repo.key, path: target },
-          sha256: row.sha256,
+      ...plan.map(({ row, target }) =>
+        transferEvent(
+          mode,
+          { repoKey: source.repo.key, path: row.path },
+          { repoKey: dest.repo.key, path: target, sha256: row.sha256, size: row.size },
           by,
-        },
-      })),
+        ),
+      ),
     );
   });
   // The formats regenerate what they derive, per repository: a move's sources deleted, the targets added.

@@ -238,6 +238,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
         stored: opts.spooled ? spooledBlobs.get(opts.spooled) : undefined,
         via: this.via,
         events: opts.events,
+        derived: opts.derived,
       },
       Buffer.isBuffer(source) ? Readable.from([source]) : source,
     );
@@ -288,7 +289,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
           metadata: f.metadata,
         };
       }),
-      { via: this.via, events: opts.events },
+      { via: this.via, events: opts.events, derived: opts.derived },
     );
     return artifacts.map((a) => toFormatFile(this.ctx, a));
   }
@@ -308,6 +309,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
       byFormat: true,
       via: this.via,
       events: opts.events,
+      derived: opts.derived,
     });
   }
 

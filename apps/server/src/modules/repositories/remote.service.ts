@@ -12,6 +12,7 @@ import { type BlobInfo, ChecksumMismatchError, type ExpectedChecksums } from '..
 import { UpstreamError } from '../../platform/errors.ts';
 import { publish } from '../../platform/events/index.ts';
 import { readBounded } from '../../platform/streams/read-bounded.ts';
+import { artifactEvent } from './artifact-events.ts';
 import {
   type ArtifactRow,
   changeArtifacts,
@@ -21,6 +22,7 @@ import {
 } from './artifacts.queries.ts';
 import type { RepositoriesContext } from './context.ts';
 import { extractFor, notifyRemoved, notifyStored } from './indexing.ts';
+import { isInternalPath } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import type { RepoConfig } from './repositories.service.ts';
 import { HEAD_BYTES, kindOfPath, kindRefusal, UpstreamRefusal } from './upstream-kind.ts';
@@ -128,12 +130,12 @@ export class RemoteFetcher {
    * is served: 304 keeps it (fresh again), 200 replaces it; an upstream that fails or is offline leaves
    * the cached copy to be served.
    */
-  async revalidate(repo: RepoConfig, artifact: ArtifactRow): Promise<ArtifactRow> {
+  async revalidate(repo: RepoConfig, artifact: ArtifactRow, via?: string): Promise<ArtifactRow> {
     if (!repo.remote || repo.remote.offline) return artifact;
     const id = `${repo.id}\u0000${artifact.path}`;
     const running = this.inflight.get(id);
     if (running) return (await running.catch(() => null)) ?? artifact;
-    const done = this.retrieve(repo, artifact.path, undefined, artifact).finally(() =>
+    const done = this.retrieve(repo, artifact.path, undefined, artifact, via).finally(() =>
       this.inflight.delete(id),
     );
     this.inflight.set(id, done);
@@ -185,7 +187,8 @@ export class RemoteFetcher {
     }
   }
 
-  async fetch(repo: RepoConfig, path: string, wantStream: boolean): Promise<FetchOutcome> {
+  /** `via`: the virtual repository the request came through (its key goes into `artifact.cached`). */
+  async fetch(repo: RepoConfig, path: string, wantStream: boolean, via?: string): Promise<FetchOutcome> {
     const remote = repo.remote;
     if (!remote || remote.offline) return null;
     const id = `${repo.id}\u0000${path}`;
@@ -206,7 +209,7 @@ export class RemoteFetcher {
           streamTo = resolve;
         })
       : undefined;
-    const done = this.retrieve(repo, path, streamTo).finally(() => this.inflight.delete(id));
+    const done = this.retrieve(repo, path, streamTo, undefined, via).finally(() => this.inflight.delete(id));
     this.inflight.set(id, done);
     if (!streamed) {
       const artifact = await done;
@@ -227,6 +230,7 @@ export class RemoteFetcher {
     path: string,
     streamTo?: (s: { stream: Readable; size?: number }) => void,
     cached?: ArtifactRow,
+    via?: string,
   ): Promise<ArtifactRow | null> {
     const ctx = this.ctx();
     const id = `${repo.id}\u0000${path}`;
@@ -343,7 +347,7 @@ export class RemoteFetcher {
     } else this.etags.delete(id);
     // The client's answer ends once the file is cached: what it just received is then listed and zappable.
     try {
-      return await this.store(repo, path, blob);
+      return await this.store(repo, path, blob, via);
     } catch (err) {
       // Refused (an archive past the limits): the client's answer is cut, as nothing was cached.
       if (err instanceof UpstreamError) {
@@ -360,6 +364,7 @@ export class RemoteFetcher {
     repo: RepoConfig,
     path: string,
     blob: Awaited<ReturnType<RepositoriesContext['blobs']['put']>>,
+    via?: string,
   ) {
     let meta: Awaited<ReturnType<typeof extractFor>>;
     try {
@@ -387,10 +392,12 @@ export class RemoteFetcher {
         modifiedBy: repo.key,
         fetchedAt: new Date(),
       });
-      await publish(tx, {
-        type: 'artifact.cached',
-        payload: { repo: repo.key, path, size: blob.size, sha256: blob.sha256 },
-      });
+      // issue 14 §Events: `repo_key` is the remote (its cache holds the bytes).
+      if (!isInternalPath(this.ctx(), repo.packageType, path))
+        await publish(
+          tx,
+          artifactEvent('cached', { repoKey: repo.key, path, sha256: blob.sha256, size: blob.size }, { via }),
+        );
       return row;
     });
   }
@@ -401,6 +408,7 @@ export class RemoteFetcher {
     path: string,
     source: Readable,
     expected: ExpectedChecksums,
+    via?: string,
   ): Promise<ArtifactRow> {
     const kind = kindOfPath(path);
     let blob: Awaited<ReturnType<RepositoriesContext['blobs']['put']>>;
@@ -414,7 +422,7 @@ export class RemoteFetcher {
       throw new UpstreamError(`The upstream of '${repo.key}' answered '${path}' with ${why}: not cached`);
     }
     this.misses.delete(`${repo.id}\u0000${path}`);
-    return this.store(repo, path, blob);
+    return this.store(repo, path, blob, via);
   }
 
   /** The format's rule for what the upstream's answer at `path` must be (`false`: never asked). */

@@ -6,6 +6,7 @@ export * from '../../modules/access/access.schema.ts';
 export * from '../../modules/packages/packages.schema.ts';
 export * from '../../modules/repositories/repositories.schema.ts';
 export * from '../../modules/system/system.schema.ts';
+export * from '../../modules/webhooks/webhooks.schema.ts';
 export * from '../blobs/blob-faults.schema.ts';
 export * from '../events/events.schema.ts';
 export * from '../jobs/jobs.schema.ts';

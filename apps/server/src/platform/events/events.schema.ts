@@ -27,7 +27,12 @@ export const outboxEvents = pgTable(
      * (`xid < pg_snapshot_xmin(pg_current_snapshot())`), in (xid, id) order.
      */
     xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
-    /** e.g. `artifact.deployed`, `artifact.deleted`, `artifact.moved`, `artifact.copied`, `artifact.properties_changed` */
+    /**
+     * `${domain}.${event_type}` of the event catalogue (`EVENT_CATALOG`, @granary/contracts), e.g.
+     * `artifact.deployed`, `artifact_property.added`, `docker.pushed`, `user.locked`: one event per
+     * thing that happened, and `payload` is exactly the webhook delivery's `data` (snake_case;
+     * issue 14 §Events). Internal types outside the catalogue (`repository.created`) are never delivered.
+     */
     type: text('type').notNull(),
     payload: jsonb('payload').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -23,5 +23,6 @@ export {
   type QueuedJob,
   type QueuedJobContext,
   type QueueStatus,
+  RetryLaterError,
 } from './queue.ts';
 export type { Subscriber, SubscriberContext, SubscriberStatus } from './subscribers.ts';

@@ -62,6 +62,21 @@ export interface DeadJob {
 }
 
 const MAX_BACKOFF_MS = 3_600_000;
+
+/**
+ * Thrown by a handler whose attempt failed and whose next try should wait exactly `delayMs` (a
+ * receiver's `Retry-After`, a schedule of the job's own) instead of the queue's back-off. The job is
+ * still dead-lettered after the queue's last attempt.
+ */
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
 const ms = (n: number) => sql`${`${Math.max(0, Math.round(n))} milliseconds`}::interval`;
 
 /**
@@ -227,7 +242,10 @@ export class QueueWorker {
       const dead = job.attempts >= this.maxAttempts;
       if (dead) log.error({ err }, 'queued job failed for the last time: dead-lettered');
       else log.warn({ err }, 'queued job failed: retried later');
-      const delay = Math.min(this.backoffMs * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
+      const delay =
+        err instanceof RetryLaterError
+          ? Math.max(0, err.delayMs)
+          : Math.min(this.backoffMs * 2 ** (job.attempts - 1), MAX_BACKOFF_MS);
       await this.record(
         job,
         dead ? { status: 'dead', error: message } : { status: 'pending', error: message, delayMs: delay },

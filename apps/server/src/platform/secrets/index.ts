@@ -1,0 +1,8 @@
+export {
+  createSecrets,
+  loadMasterKey,
+  masterKeyFile,
+  parseMasterKey,
+  type Secrets,
+  SecretsError,
+} from './secrets.ts';
