@@ -232,9 +232,7 @@ describe('webhooks with real clients (issue 14 acceptance)', () => {
     expect(moved).toMatchObject({ domain: 'artifact', event_type: 'moved' });
     expect(moved.data).toMatchObject({ path: 'moved/readme.txt', source_path: 'copy/readme.txt' });
 
-    const deleted = one(
-      await deliveriesOf(() => api('DELETE', '/repository/files-local/moved/readme.txt')),
-    );
+    const deleted = one(await deliveriesOf(() => api('DELETE', '/repository/files-local/moved/readme.txt')));
     expect(deleted).toMatchObject({ domain: 'artifact', event_type: 'deleted' });
     expect(deleted.data).toMatchObject({
       repo_key: 'files-local',
