@@ -4,6 +4,7 @@ import { aboutRoutes } from '../features/about/routes.tsx';
 import { adminManagementRoutes } from '../features/admin-management/routes.tsx';
 import { adminRepositoriesRoutes } from '../features/admin-repositories/routes.tsx';
 import { adminSystemRoutes } from '../features/admin-system/routes.tsx';
+import { adminWebhooksRoutes } from '../features/admin-webhooks/routes.tsx';
 import { buildsRoutes } from '../features/builds/routes.tsx';
 import { demoRoutes, templateRoutes } from '../features/demo/routes.tsx';
 import { errorRoutes, notFoundRoute } from '../features/errors/routes.tsx';
@@ -70,6 +71,7 @@ export const mainRoute: RouteObject = {
                 group('@granary/admin-management', adminManagementRoutes),
                 group('@granary/admin-repositories', adminRepositoriesRoutes),
                 group('@granary/admin-system', [...adminSystemRoutes, ...adminTeasersRoutes]),
+                group('@granary/admin-webhooks', adminWebhooksRoutes),
               ],
             },
           ],

@@ -42,7 +42,7 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
     group: 'Configuration',
     items: [
       { label: 'General', to: '/admin/configuration/general' },
-      { label: 'Webhooks', to: '/admin/configuration/webhooks', disabledReason: NOT_YET },
+      { label: 'Webhooks', to: '/admin/configuration/webhooks' },
       { label: 'Integrations', to: '/admin/configuration/integrations', disabledReason: NOT_YET },
       { label: 'Proxies', to: '/admin/proxies/configuration', disabledReason: NOT_YET },
     ],
