@@ -70,7 +70,9 @@ function stopper(child: ChildProcess, cleanup?: () => Promise<void>) {
 export async function startGranary(env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-'));
   const port = await freePort();
-  const { child, log } = spawnServer(['--import', 'tsx', 'apps/server/src/main.ts'], {
+  // BENCH_SERVER_NODE_ARGS: node options for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const { child, log } = spawnServer([...nodeArgs, '--import', 'tsx', 'apps/server/src/main.ts'], {
     GRANARY_HOME: home,
     GRANARY_PORT: String(port),
     GRANARY_HOST: '127.0.0.1',

@@ -3,7 +3,7 @@ import { EVENT_CATALOG, type WebhookEventBody } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
 import type { StoredEvent } from '../../platform/events/index.ts';
-import { enqueueJob, type Jobs, RetryLaterError } from '../../platform/jobs/index.ts';
+import { enqueueJobs, type Jobs, RetryLaterError } from '../../platform/jobs/index.ts';
 import { OutboundBlockedError, type OutboundClient } from '../../platform/outbound/index.ts';
 import type { Secrets } from '../../platform/secrets/index.ts';
 import { listRepositoryHeads } from '../repositories/repositories.api.ts';
@@ -110,6 +110,62 @@ export type AttemptOutcome =
   /** 410 Gone: the receiver wants no more. */
   | { kind: 'gone'; status: 410; error: string };
 
+/**
+ * Opened secrets, by their sealed text, per Secrets instance: a delivery opens its subscription's
+ * secrets (two AES-GCM decryptions each) on every attempt otherwise. Bounded; a changed secret is
+ * another sealed text, so nothing here goes stale.
+ */
+const openedSecrets = new WeakMap<Secrets, Map<string, string>>();
+function cachedSecrets(secrets: Secrets): Secrets {
+  let opened = openedSecrets.get(secrets);
+  if (!opened) {
+    opened = new Map();
+    openedSecrets.set(secrets, opened);
+  }
+  const cache = opened;
+  return {
+    ...secrets,
+    openSecret(sealed) {
+      let plain = cache.get(sealed);
+      if (plain === undefined) {
+        plain = secrets.openSecret(sealed);
+        if (cache.size >= 1000) cache.clear();
+        cache.set(sealed, plain);
+      }
+      return plain;
+    },
+  };
+}
+
+/**
+ * Subscriptions as deliveries read them, kept a second per node and database: a burst of deliveries
+ * reads each subscription once a second instead of once per attempt; an edit (on any node) reaches
+ * every node's deliveries within that second.
+ */
+const SUBSCRIPTION_TTL_MS = 1000;
+const subscriptionCache = new WeakMap<
+  object,
+  Map<string, { at: number; row: SubscriptionRow | undefined }>
+>();
+async function subscriptionOf(db: Db, key: string): Promise<SubscriptionRow | undefined> {
+  let byKey = subscriptionCache.get(db);
+  if (!byKey) {
+    byKey = new Map();
+    subscriptionCache.set(db, byKey);
+  }
+  const hit = byKey.get(key);
+  if (hit && Date.now() - hit.at < SUBSCRIPTION_TTL_MS) return hit.row;
+  const row = await findSubscriptionRow(db, key);
+  if (byKey.size >= 1000) byKey.clear();
+  byKey.set(key, { at: Date.now(), row });
+  return row;
+}
+
+/** Drops this node's copy of a subscription (after this node changed it). */
+export function forgetSubscription(db: Db, key: string): void {
+  subscriptionCache.get(db)?.delete(key);
+}
+
 function masker(secretValues: string[]): (s: string) => string {
   const values = secretValues.filter((v) => v.length >= 1).sort((a, b) => b.length - a.length);
   return (s) => values.reduce((out, v) => out.split(v).join(MASK), s);
@@ -122,7 +178,7 @@ function buildRequest(
   deps: DeliveryDeps,
 ): { method: string; headers: Record<string, string>; body: string; secretValues: string[] } {
   const now = deps.now();
-  const { signing, named } = openHandlerSecrets(handler, deps.secrets, now);
+  const { signing, named } = openHandlerSecrets(handler, cachedSecrets(deps.secrets), now);
   const event = eventBody(delivery, deps.source);
   const scope = { ...event, secrets: named };
   const custom = handler.handler_type === 'custom-webhook';
@@ -310,7 +366,10 @@ export async function runDelivery(
 ): Promise<void> {
   const delivery = await findDelivery(deps.db, job.deliveryId);
   if (!delivery) return; // its subscription was deleted
-  const sub = await findSubscriptionRow(deps.db, delivery.subscriptionKey);
+  // A manual redelivery reads the subscription as it is now; a queued one may use a second-old copy.
+  const sub = job.manual
+    ? await findSubscriptionRow(deps.db, delivery.subscriptionKey)
+    : await subscriptionOf(deps.db, delivery.subscriptionKey);
   const handler = (sub?.handlers as unknown as StoredHandler[] | undefined)?.[delivery.handlerIndex];
   if (!sub || !handler) return;
   if (!job.manual && (delivery.status === 'delivered' || delivery.status === 'failed')) return;
@@ -334,6 +393,7 @@ export async function runDelivery(
       await finishAttempt(deps.db, delivery.id, 'failed', 410, outcome.error);
       const reason = `The receiver answered 410 Gone at ${new Date(deps.now()).toISOString()}: delivery stopped`;
       await updateSubscriptionRow(deps.db, sub.key, { enabled: false, disabledReason: reason });
+      forgetSubscription(deps.db, sub.key);
       log.warn({ subscription: sub.key }, 'webhook disabled: its receiver answered 410 Gone');
       return;
     }
@@ -396,7 +456,11 @@ export async function matchEvents(deps: DeliveryDeps, events: StoredEvent[]): Pr
   if (rows.length === 0) return 0;
   return deps.db.transaction(async (tx) => {
     const ids = await insertDeliveries(tx, rows);
-    for (const id of ids) await enqueueJob(tx, DELIVER_QUEUE, { deliveryId: id } satisfies DeliverJob);
+    await enqueueJobs(
+      tx,
+      DELIVER_QUEUE,
+      ids.map((id) => ({ deliveryId: id }) satisfies DeliverJob),
+    );
     return ids.length;
   });
 }

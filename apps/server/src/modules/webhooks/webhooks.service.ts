@@ -12,6 +12,7 @@ import {
   DELIVER_QUEUE,
   type DeliverJob,
   type DeliveryDeps,
+  forgetSubscription,
   sendAttempt,
 } from './delivery.ts';
 import {
@@ -168,6 +169,7 @@ export async function updateSubscription(
   // Enabling it again clears why the server had disabled it.
   const disabledReason = checked.enabled ? null : row.disabledReason;
   await updateSubscriptionRow(ctx.db, row.key, { ...rowOf(checked), disabledReason, updatedBy: caller.name });
+  forgetSubscription(ctx.db, row.key);
   await ctx.audit({
     action: 'webhook.updated',
     target: row.key,
@@ -182,6 +184,7 @@ export async function deleteSubscription(ctx: WebhooksContext, key: string, call
   const row = await mustFind(ctx, key);
   // Its deliveries and their log go with it; a queued delivery then finds nothing and ends.
   await deleteSubscriptionRow(ctx.db, row.key);
+  forgetSubscription(ctx.db, row.key);
   await ctx.audit({
     action: 'webhook.deleted',
     target: row.key,

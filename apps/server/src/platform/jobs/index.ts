@@ -19,6 +19,7 @@ export {
   type DeadJob,
   type EnqueueOptions,
   enqueueJob,
+  enqueueJobs,
   JOBS_CHANNEL,
   type QueuedJob,
   type QueuedJobContext,

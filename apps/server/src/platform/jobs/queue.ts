@@ -106,6 +106,31 @@ export async function enqueueJob(
   return row.id;
 }
 
+/**
+ * Queues many jobs of one queue in one statement (and one wake-up): e.g. the deliveries an event
+ * batch matched. Payloads with a `dedupeKey` already queued are skipped; answers how many were queued.
+ */
+export async function enqueueJobs(
+  tx: Executor,
+  name: string,
+  payloads: readonly unknown[],
+  opts: Omit<EnqueueOptions, 'dedupeKey'> = {},
+): Promise<number> {
+  if (payloads.length === 0) return 0;
+  const rows = await tx
+    .insert(jobQueue)
+    .values(
+      payloads.map((payload) => ({
+        queue: name,
+        payload: (payload ?? null) as object,
+        ...(opts.runAt ? { runAt: opts.runAt } : {}),
+      })),
+    )
+    .returning({ id: jobQueue.id });
+  await tx.execute(sql`select pg_notify(${JOBS_CHANNEL}, ${name})`);
+  return rows.length;
+}
+
 interface Claimed {
   id: number;
   payload: unknown;
