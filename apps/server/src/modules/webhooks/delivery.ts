@@ -3,7 +3,7 @@ import { EVENT_CATALOG, type WebhookEventBody } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
 import type { StoredEvent } from '../../platform/events/index.ts';
-import { enqueueJobs, type Jobs, RetryLaterError } from '../../platform/jobs/index.ts';
+import { enqueueJob, enqueueJobs, type Jobs, RetryLaterError } from '../../platform/jobs/index.ts';
 import { OutboundBlockedError, type OutboundClient } from '../../platform/outbound/index.ts';
 import type { Secrets } from '../../platform/secrets/index.ts';
 import { listRepositoryHeads } from '../repositories/repositories.api.ts';
@@ -14,10 +14,13 @@ import { renderTemplate } from './template.ts';
 import {
   type DeliveryRow,
   enabledSubscriptionRows,
+  findDeliveries,
   findDelivery,
   findSubscriptionRow,
   finishAttempt,
+  finishAttempts,
   insertAttempt,
+  insertAttempts,
   insertDeliveries,
   type NewDelivery,
   pruneLog,
@@ -72,6 +75,20 @@ export interface DeliverJob {
   /** A redelivery asked by an admin: one attempt, no retries. */
   manual?: boolean;
 }
+
+/**
+ * The first attempts of the deliveries one event batch matched, as one job: sent at once, logged
+ * and recorded in one transaction (a job per delivery cost ~6 statements each, and the deploys
+ * that caused them waited behind those statements). A delivery to retry becomes a `DeliverJob`.
+ */
+export interface DeliverBatchJob {
+  deliveryIds: string[];
+}
+
+/** How many deliveries one batch job sends at most. */
+const BATCH_SIZE = 64;
+
+type AttemptRecord = Parameters<typeof insertAttempt>[1];
 
 /** The body of a predefined (`webhook`) delivery: the one event shape (issue 14). */
 export function eventBody(delivery: DeliveryRow, source: string): WebhookEventBody {
@@ -250,9 +267,14 @@ export async function sendAttempt(
   handler: StoredHandler,
   attempt: number,
   signal?: AbortSignal,
-  opts: { log?: boolean } = {},
+  opts: { log?: boolean; into?: AttemptRecord[] } = {},
 ): Promise<AttemptOutcome> {
   const log = opts.log ?? true;
+  const logAttempt = (...args: Parameters<typeof attemptRecord>) => {
+    const record = attemptRecord(...args);
+    if (opts.into) opts.into.push(record);
+    else return insertAttempt(deps.db, record);
+  };
   const startedAt = new Date(deps.now());
   const t0 = performance.now();
   let request: ReturnType<typeof buildRequest>;
@@ -268,7 +290,7 @@ export async function sendAttempt(
       status: null,
       error: `could not prepare the request: ${describeError(err)}`,
     };
-    if (log) await logAttempt(deps, delivery, attempt, startedAt, t0, handler.url, request, null, outcome);
+    if (log) await logAttempt(delivery, attempt, startedAt, t0, handler.url, request, null, outcome);
     return outcome;
   }
   const mask = masker(request.secretValues);
@@ -325,13 +347,12 @@ export async function sendAttempt(
       else outcome = { kind: 'retry', status: null, error: mask(describeError(err)) };
     }
   }
-  if (log)
-    await logAttempt(deps, delivery, attempt, startedAt, t0, handler.url, request, response, outcome, mask);
+  if (log) await logAttempt(delivery, attempt, startedAt, t0, handler.url, request, response, outcome, mask);
   return outcome;
 }
 
-async function logAttempt(
-  deps: DeliveryDeps,
+/** One attempt as the delivery log keeps it: secrets masked. */
+function attemptRecord(
   delivery: DeliveryRow,
   attempt: number,
   startedAt: Date,
@@ -341,11 +362,11 @@ async function logAttempt(
   response: { status: number; headers: Record<string, string>; body: string } | null,
   outcome: AttemptOutcome,
   mask: (s: string) => string = (s) => s,
-): Promise<void> {
+): AttemptRecord {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers))
     headers[name] = name === 'x-jfrog-event-auth' || name === 'authorization' ? MASK : mask(value);
-  await insertAttempt(deps.db, {
+  return {
     deliveryId: delivery.id,
     subscriptionKey: delivery.subscriptionKey,
     attempt,
@@ -354,7 +375,7 @@ async function logAttempt(
     request: { method: request.method, url, headers, body: mask(request.body) },
     response,
     error: outcome.kind === 'delivered' ? null : outcome.error,
-  });
+  };
 }
 
 /** The handler of queue `webhooks.deliver`: one attempt; a failure worth retrying is thrown with its wait. */
@@ -414,6 +435,62 @@ export async function runDelivery(
   }
 }
 
+/**
+ * The handler of a `DeliverBatchJob`: each delivery's first attempt, sent at once; the attempts
+ * logged, the outcomes recorded and the retries queued (each its own `DeliverJob`, at its time) in
+ * one transaction. A delivery already finished (a batch run again after a lost node) is skipped.
+ */
+export async function runBatch(deps: DeliveryDeps, job: DeliverBatchJob, signal: AbortSignal, log: Logger) {
+  const deliveries = await findDeliveries(deps.db, job.deliveryIds);
+  const records: AttemptRecord[] = [];
+  const finished: Parameters<typeof finishAttempts>[1] = [];
+  const retries: { deliveryId: string; runAt: Date }[] = [];
+  await Promise.all(
+    deliveries.map(async (delivery) => {
+      if (delivery.status === 'delivered' || delivery.status === 'failed') return;
+      const sub = await subscriptionOf(deps.db, delivery.subscriptionKey);
+      const handler = (sub?.handlers as unknown as StoredHandler[] | undefined)?.[delivery.handlerIndex];
+      if (!sub || !handler) return;
+      const done = (status: DeliveryRow['status'], responseStatus: number | null, error: string | null) =>
+        finished.push({ id: delivery.id, attempts: attempt, status, responseStatus, error });
+      let attempt = delivery.attempts;
+      if (!sub.enabled) return done('failed', delivery.lastResponseStatus, 'the webhook was disabled');
+      attempt += 1;
+      const outcome = await sendAttempt(deps, delivery, handler, attempt, signal, { into: records });
+      switch (outcome.kind) {
+        case 'delivered':
+          return done('delivered', outcome.status, null);
+        case 'gone': {
+          done('failed', 410, outcome.error);
+          const reason = `The receiver answered 410 Gone at ${new Date(deps.now()).toISOString()}: delivery stopped`;
+          await updateSubscriptionRow(deps.db, sub.key, { enabled: false, disabledReason: reason });
+          forgetSubscription(deps.db, sub.key);
+          log.warn({ subscription: sub.key }, 'webhook disabled: its receiver answered 410 Gone');
+          return;
+        }
+        case 'refused':
+          return done('failed', outcome.status, outcome.error);
+        case 'retry':
+          if (attempt >= MAX_ATTEMPTS) return done('failed', outcome.status, outcome.error);
+          done('retrying', outcome.status, outcome.error);
+          retries.push({
+            deliveryId: delivery.id,
+            runAt: new Date(deps.now() + (outcome.retryAfterMs ?? retryDelay(attempt))),
+          });
+      }
+    }),
+  );
+  if (records.length === 0 && finished.length === 0) return;
+  await deps.db.transaction(async (tx) => {
+    await insertAttempts(tx, records);
+    await finishAttempts(tx, finished);
+    for (const r of retries)
+      await enqueueJob(tx, DELIVER_QUEUE, { deliveryId: r.deliveryId } satisfies DeliverJob, {
+        runAt: r.runAt,
+      });
+  });
+}
+
 /** Every outbox type of the catalogue (`artifact.deployed`, …): what the matcher reads. */
 export function catalogueTypes(): string[] {
   return EVENT_CATALOG.flatMap((d) => d.event_types.map((t) => `${d.domain}.${t.type}`));
@@ -456,11 +533,10 @@ export async function matchEvents(deps: DeliveryDeps, events: StoredEvent[]): Pr
   if (rows.length === 0) return 0;
   return deps.db.transaction(async (tx) => {
     const ids = await insertDeliveries(tx, rows);
-    await enqueueJobs(
-      tx,
-      DELIVER_QUEUE,
-      ids.map((id) => ({ deliveryId: id }) satisfies DeliverJob),
-    );
+    const batches: DeliverBatchJob[] = [];
+    for (let i = 0; i < ids.length; i += BATCH_SIZE)
+      batches.push({ deliveryIds: ids.slice(i, i + BATCH_SIZE) });
+    await enqueueJobs(tx, DELIVER_QUEUE, batches);
     return ids.length;
   });
 }
@@ -474,13 +550,16 @@ export function registerDelivery(jobs: Jobs, deps: DeliveryDeps): void {
       await matchEvents(deps, events);
     },
   });
-  jobs.queue<DeliverJob>({
+  jobs.queue<DeliverJob | DeliverBatchJob>({
     name: DELIVER_QUEUE,
     // The handler counts attempts itself (a redelivery starts again); this only bounds lost runs.
     maxAttempts: MAX_ATTEMPTS + 3,
     concurrency: 8,
     leaseMs: 60_000,
-    handler: (payload, ctx) => runDelivery(deps, payload, ctx.signal, ctx.log),
+    handler: (payload, ctx) =>
+      'deliveryIds' in payload
+        ? runBatch(deps, payload, ctx.signal, ctx.log)
+        : runDelivery(deps, payload, ctx.signal, ctx.log),
   });
   jobs.recurring({
     name: PRUNE_JOB,

@@ -86,6 +86,44 @@ export async function insertDeliveries(db: Executor, rows: NewDelivery[]): Promi
   return inserted.map((r) => r.id);
 }
 
+export function findDeliveries(db: Executor, ids: string[]): Promise<DeliveryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids));
+}
+
+export async function insertAttempts(
+  db: Executor,
+  rows: (typeof webhookAttempts.$inferInsert)[],
+): Promise<void> {
+  if (rows.length > 0) await db.insert(webhookAttempts).values(rows);
+}
+
+/** The outcome of many deliveries' attempts at once: one statement. */
+export async function finishAttempts(
+  db: Executor,
+  rows: {
+    id: string;
+    attempts: number;
+    status: DeliveryRow['status'];
+    responseStatus: number | null;
+    error: string | null;
+  }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const values = sql.join(
+    rows.map(
+      (r) =>
+        sql`(${r.id}::text, ${r.attempts}::int, ${r.status}::text, ${r.responseStatus}::int, ${r.error}::text)`,
+    ),
+    sql`, `,
+  );
+  await db.execute(sql`update ${webhookDeliveries} d set
+      attempts = v.attempts, status = v.status, last_response_status = v.response_status,
+      last_error = v.error, updated_at = now()
+    from (values ${values}) as v(id, attempts, status, response_status, error)
+    where d.id = v.id`);
+}
+
 export async function findDelivery(db: Executor, id: string): Promise<DeliveryRow | undefined> {
   const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
   return row;
