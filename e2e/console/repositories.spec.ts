@@ -35,6 +35,9 @@ test.describe
       saveScreenshot,
       expectAccessible,
     }) => {
+      // Three repositories, each form screenshotted and checked for accessibility: 45 s on an idle
+      // 2-core machine, past the minute when the machine is busy.
+      test.slow();
       await signInAsAdmin(page, '/admin/repositories');
       await expect(page.getByRole('heading', { level: 1, name: 'Repositories' })).toBeVisible();
       await expect(page.getByRole('link', { name: 'generic-local' })).toBeVisible();
