@@ -78,6 +78,8 @@ interface Entry {
   job: RecurringJob;
   timer?: NodeJS.Timeout;
   running?: Promise<unknown>;
+  /** A tick in progress (claiming the lease, then running): `stop()` waits for it. */
+  ticking?: Promise<void>;
   /** For `node` jobs, whose state is this node's own. */
   local: Omit<JobStatus, 'name' | 'scope' | 'intervalMs' | 'running'>;
 }
@@ -234,6 +236,7 @@ export class Jobs {
     for (const entry of this.entries.values()) {
       clearTimeout(entry.timer);
       if (entry.running) running.push(entry.running.catch(() => {}));
+      if (entry.ticking) running.push(entry.ticking);
     }
     for (const worker of [...this.queues.values(), ...this.subscribers.values()])
       running.push(...worker.inFlight().map((p) => p.catch(() => {})));
@@ -335,7 +338,11 @@ export class Jobs {
     if (!this.started) return;
     clearTimeout(entry.timer);
     entry.local.nextRunAt = new Date(Date.now() + delayMs).toISOString();
-    entry.timer = setTimeout(() => void this.tick(entry), delayMs);
+    entry.timer = setTimeout(() => {
+      entry.ticking = this.tick(entry).finally(() => {
+        entry.ticking = undefined;
+      });
+    }, delayMs);
     entry.timer.unref();
   }
 
@@ -344,7 +351,13 @@ export class Jobs {
     let failed = false;
     try {
       if (entry.running) return;
-      if (job.scope === 'node' || (await this.claim(job, false))) await this.execute(entry);
+      const claimed = job.scope === 'node' || (await this.claim(job, false));
+      // Stopping while the lease was being claimed: no run starts after stop() (it waits for this).
+      if (claimed && !this.started) {
+        if (job.scope === 'cluster') await this.release(job);
+        return;
+      }
+      if (claimed) await this.execute(entry);
     } catch (err) {
       failed = true;
       if (!this.abort.signal.aborted) this.log.warn({ err, job: job.name }, 'job tick failed');
@@ -357,6 +370,15 @@ export class Jobs {
             : job.intervalMs + this.jitter(job);
       this.schedule(entry, next);
     }
+  }
+
+  /** Gives back a lease this node claimed but did not use. */
+  private async release(job: RecurringJob): Promise<void> {
+    await this.db
+      .update(jobSchedules)
+      .set({ leaseUntil: null, leaseOwner: null })
+      .where(sql`${jobSchedules.name} = ${job.name} and ${jobSchedules.leaseOwner} = ${this.nodeId}`)
+      .catch(() => {});
   }
 
   /** Takes the cluster-wide lease of a due job (or of any job not running, when `force`). */
