@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 // Events and webhooks (issue 14, spec 001 §3 "Webhook", §5, §7 "Webhooks", §8). The subscription
 // JSON is Artifactory's (`/event/api/v1/subscriptions`), so scripts and the Terraform provider
 // written for it work unchanged; the console's form maps onto it.
@@ -265,6 +267,29 @@ export interface WebhookDeliverySummary {
   response_status?: number | null;
   at: string;
 }
+
+/** One attempt in a subscription's delivery log, as the server answers it and the console reads it. */
+export const webhookAttemptSchema = z.object({
+  id: z.string(),
+  delivery_id: z.string(),
+  event_id: z.string(),
+  domain: z.string(),
+  event_type: z.string(),
+  test: z.boolean(),
+  attempt: z.number(),
+  started_at: z.string(),
+  duration_ms: z.number(),
+  request: z.object({
+    method: z.string(),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string(),
+  }),
+  response: z
+    .object({ status: z.number(), headers: z.record(z.string(), z.string()), body: z.string() })
+    .nullish(),
+  error: z.string().nullish(),
+});
 
 /** One attempt in a subscription's delivery log. */
 export interface WebhookAttempt {

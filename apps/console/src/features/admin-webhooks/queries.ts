@@ -3,6 +3,7 @@ import {
   repositoryListItemSchema,
   type WebhookAttempt,
   type WebhookSubscription,
+  webhookAttemptSchema,
 } from '@granary/contracts';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
@@ -81,28 +82,6 @@ const domainSchema = z.looseObject({
   criteria: z.enum(['repositories', 'builds', 'releaseBundles', 'none']),
   available: z.boolean(),
   note: z.string().nullish(),
-});
-
-const attemptSchema = z.looseObject({
-  id: z.string(),
-  delivery_id: z.string(),
-  event_id: z.string(),
-  domain: z.string(),
-  event_type: z.string(),
-  test: z.boolean(),
-  attempt: z.number(),
-  started_at: z.string(),
-  duration_ms: z.number(),
-  request: z.object({
-    method: z.string(),
-    url: z.string(),
-    headers: z.record(z.string(), z.string()),
-    body: z.string(),
-  }),
-  response: z
-    .object({ status: z.number(), headers: z.record(z.string(), z.string()), body: z.string() })
-    .nullish(),
-  error: z.string().nullish(),
 });
 
 /** A list answered bare, or wrapped in an object under one of `keys` (Artifactory answers both ways). */
@@ -213,7 +192,7 @@ export const deliveriesQueryOptions = (key: string) =>
     queryFn: async ({ signal }) => {
       const answer = await api.get(
         `${SUBSCRIPTIONS}/${enc(key)}/deliveries`,
-        z.object({ attempts: z.array(attemptSchema) }),
+        z.object({ attempts: z.array(webhookAttemptSchema) }),
         { signal },
       );
       return answer.attempts as unknown as WebhookAttempt[];

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
-import { ErrorCode, EVENT_CATALOG } from '@granary/contracts';
+import { ErrorCode, EVENT_CATALOG, webhookAttemptSchema } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { listRepositoryHeads } from '../repositories/repositories.api.ts';
@@ -71,28 +71,6 @@ const subscriptionSchema = z.object({
     })
     .nullable()
     .optional(),
-});
-const attemptSchema = z.object({
-  id: z.string(),
-  delivery_id: z.string(),
-  event_id: z.string(),
-  domain: z.string(),
-  event_type: z.string(),
-  test: z.boolean(),
-  attempt: z.number(),
-  started_at: z.string(),
-  duration_ms: z.number(),
-  request: z.object({
-    method: z.string(),
-    url: z.string(),
-    headers: z.record(z.string(), z.string()),
-    body: z.string(),
-  }),
-  response: z
-    .object({ status: z.number(), headers: z.record(z.string(), z.string()), body: z.string() })
-    .nullable()
-    .optional(),
-  error: z.string().nullable().optional(),
 });
 const domainSchema = z.object({
   domain: z.string(),
@@ -228,7 +206,7 @@ export function webhookRoutes(ctx: WebhooksContext): FastifyPluginAsyncZod {
             }),
             response: {
               200: z.object({
-                attempts: z.array(attemptSchema),
+                attempts: z.array(webhookAttemptSchema),
                 total: z.number(),
                 limit: z.number(),
                 offset: z.number(),
