@@ -15,6 +15,7 @@ import { createFormatRegistry } from './formats/registry.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
 import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
 import { registerPackages } from './modules/packages/index.ts';
+import { registerProxies } from './modules/proxies/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
 import { registerSearch } from './modules/search/index.ts';
 import { registerSystem } from './modules/system/index.ts';
@@ -31,6 +32,7 @@ import { registerSecurityHeaders } from './platform/http/security-headers.ts';
 import { UPLOAD_WATCHDOG_JOB, UploadGuard } from './platform/http/upload-guard.ts';
 import { Jobs, registerHousekeeping } from './platform/jobs/index.ts';
 import { createLogging } from './platform/logger/index.ts';
+import { instrumentBlobStore, Metrics, registerRequestMetrics } from './platform/metrics/index.ts';
 import { createOutboundClient } from './platform/outbound/index.ts';
 import type { Platform } from './platform/platform.ts';
 import { createSecrets, loadMasterKey } from './platform/secrets/index.ts';
@@ -83,7 +85,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     opened.push(database);
     await database.migrate();
 
-    const blobs = await createBlobStore({ home: config.home, url: config.blobstoreUrl });
+    const metrics = new Metrics();
+    const blobs = instrumentBlobStore(
+      await createBlobStore({ home: config.home, url: config.blobstoreUrl }),
+      metrics,
+    );
     opened.push(blobs);
     const purged = await blobs.purgeTemp();
     if (purged.removed > 0)
@@ -153,6 +159,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       logging,
       jobs,
       uploads,
+      metrics,
       now,
     });
     app.addHook('onRequest', async (request, reply) => {
@@ -196,13 +203,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     });
     registerAccessControl(app);
     registerRequestLog(app, logging.request);
+    registerRequestMetrics(app, metrics);
 
     await registerSystem(app, app.granary, access);
     await registerAccessRoutes(app, access);
     await registerRepositories(app, app.granary, access, createFormatRegistry());
     await registerPackages(app, app.granary, access);
     await registerSearch(app, app.repositories);
-    await registerWebhooks(app, app.granary, access);
+    const webhooks = await registerWebhooks(app, app.granary, access);
+    await registerProxies(app, app.granary, access, { repositories: app.repositories, webhooks });
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

@@ -225,10 +225,12 @@ export const microserviceEnabledSchema = z.object({ name: z.string(), enabled: z
 
 /** spec 000 §9 / 001 §3: node status strings; only Online counts. */
 export const OFFLINE_NODE_STATUS = 'Offline';
-export const NODE_HEARTBEAT_INTERVAL_MS = 10_000;
-export const NODE_OFFLINE_AFTER_MS = 30_000;
+/** issue 15: every node beats every 5 s and is Offline after 15 s of silence. */
+export const NODE_HEARTBEAT_INTERVAL_MS = 5_000;
+export const NODE_OFFLINE_AFTER_MS = 15_000;
 export const nodeSchema = z.object({
   node_id: z.string(),
+  host_name: z.string(),
   url: z.string(),
   status: z.enum(['Online', 'Offline']),
   version: z.string(),

@@ -1,8 +1,12 @@
 import { Suspense } from 'react';
 import type { RouteObject } from 'react-router';
 import { aboutRoutes } from '../features/about/routes.tsx';
+import { adminLogsRoutes } from '../features/admin-logs/routes.tsx';
 import { adminManagementRoutes } from '../features/admin-management/routes.tsx';
+import { adminMonitoringRoutes } from '../features/admin-monitoring/routes.tsx';
+import { adminProxiesRoutes } from '../features/admin-proxies/routes.tsx';
 import { adminRepositoriesRoutes } from '../features/admin-repositories/routes.tsx';
+import { adminSupportRoutes } from '../features/admin-support/routes.tsx';
 import { adminSystemRoutes } from '../features/admin-system/routes.tsx';
 import { adminWebhooksRoutes } from '../features/admin-webhooks/routes.tsx';
 import { buildsRoutes } from '../features/builds/routes.tsx';
@@ -72,6 +76,10 @@ export const mainRoute: RouteObject = {
                 group('@granary/admin-repositories', adminRepositoriesRoutes),
                 group('@granary/admin-system', [...adminSystemRoutes, ...adminTeasersRoutes]),
                 group('@granary/admin-webhooks', adminWebhooksRoutes),
+                group('@granary/admin-proxies', adminProxiesRoutes),
+                group('@granary/admin-monitoring', adminMonitoringRoutes),
+                group('@granary/admin-support', adminSupportRoutes),
+                group('@granary/admin-logs', adminLogsRoutes),
               ],
             },
           ],

@@ -148,7 +148,13 @@ export const ADMINISTRATION_MENU: readonly SidebarItem[] = [
   { key: 'permissions', label: 'Permissions', to: '/admin/management/permissions', adminOnly: true },
   { key: 'general', label: 'General', to: '/admin/configuration/general', adminOnly: true },
   { key: 'licenses', label: 'Licences', to: '/admin/license_management/licenses', adminOnly: true },
-  { key: 'topology', label: 'Topology', to: '/topology-teaser', adminOnly: true, hiddenOnLightweight: true },
+  {
+    key: 'topology',
+    label: 'Topology',
+    to: '/admin/mission_control/topology',
+    adminOnly: true,
+    hiddenOnLightweight: true,
+  },
 ];
 
 /** The project settings screens of one project. */

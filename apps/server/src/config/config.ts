@@ -18,6 +18,7 @@ const SETTINGS = {
   blobstoreUrl: { env: 'GRANARY_BLOBSTORE_URL', yaml: 'blobstoreUrl' },
   adminPassword: { env: 'GRANARY_ADMIN_PASSWORD', yaml: 'adminPassword' },
   baseUrl: { env: 'GRANARY_BASE_URL', yaml: 'baseUrl' },
+  nodeUrl: { env: 'GRANARY_NODE_URL', yaml: 'nodeUrl' },
   outboundAllowlist: { env: 'GRANARY_OUTBOUND_ALLOWLIST', yaml: 'outboundAllowlist' },
   outboundProxy: { env: 'GRANARY_OUTBOUND_PROXY', yaml: 'outboundProxy' },
   masterKey: { env: 'GRANARY_MASTER_KEY', yaml: 'masterKey' },
@@ -75,6 +76,11 @@ export const configSchema = z.object({
     .optional(),
   adminPassword: z.string().min(1).optional(),
   baseUrl: httpUrl.optional(),
+  /**
+   * The URL other nodes reach this one at (issue 15: the log viewer reads another node's files there).
+   * Unset: `http://<host name>:<port>`. Not the public base URL, which points at the load balancer.
+   */
+  nodeUrl: httpUrl.optional(),
   outboundAllowlist: z
     .string()
     .default('')

@@ -4,6 +4,7 @@ import type { Database } from './db/index.ts';
 import type { UploadGuard } from './http/upload-guard.ts';
 import type { Jobs } from './jobs/index.ts';
 import type { Logging } from './logger/index.ts';
+import type { Metrics } from './metrics/index.ts';
 import type { OutboundClient } from './outbound/index.ts';
 import type { Secrets } from './secrets/index.ts';
 
@@ -25,6 +26,8 @@ export interface Platform {
   jobs: Jobs;
   /** Slow-client limits of every upload route (issue 12 §15): minimum rate, uploads per address. */
   uploads: UploadGuard;
+  /** This node's Prometheus metrics (`/api/v1/metrics`): modules count what they do into it. */
+  metrics: Metrics;
   /** The clock (epoch ms) expiries and time-limited caches read: `AppDeps.now`, else `Date.now`. */
   now: () => number;
 }

@@ -9,7 +9,8 @@ import type { Principal, PrincipalScope } from '../../platform/http/access-contr
  * - `applied-permissions/groups:g1,g2`: only those groups' permissions (of the ones the owner is in),
  *   never admin rights;
  * - `granary/read-only`: only reads (Artifactory's project roles have no instance-wide equivalent);
- * - `granary/repositories:k1,k2`: only those repositories (not with the admin scope).
+ * - `granary/repositories:k1,k2`: only those repositories (not with the admin scope);
+ * - `system:metrics:r` (Artifactory's): may also read `/api/v1/metrics` (an administrator mints it).
  */
 export interface TokenScope {
   base: 'admin' | 'user' | 'groups';
@@ -18,6 +19,8 @@ export interface TokenScope {
   readOnly: boolean;
   /** Repository keys (lower case), or undefined for every repository. */
   repositories?: string[];
+  /** `system:metrics:r`: may read the Prometheus metrics. */
+  metrics?: boolean;
 }
 
 export const USER_SCOPE = 'applied-permissions/user';
@@ -25,6 +28,7 @@ export const ADMIN_SCOPE = 'applied-permissions/admin';
 const GROUPS_PREFIX = 'applied-permissions/groups:';
 const READ_ONLY = 'granary/read-only';
 const REPOSITORIES_PREFIX = 'granary/repositories:';
+export const METRICS_SCOPE = 'system:metrics:r';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 
 function names(list: string, what: string): string[] {
@@ -40,6 +44,7 @@ export function parseTokenScope(raw: string): TokenScope {
   let groups: string[] = [];
   let readOnly = false;
   let repositories: string[] | undefined;
+  let metrics = false;
   for (const item of raw.trim().split(/\s+/)) {
     let itemBase: TokenScope['base'] | undefined;
     if (item === ADMIN_SCOPE) itemBase = 'admin';
@@ -48,6 +53,7 @@ export function parseTokenScope(raw: string): TokenScope {
       itemBase = 'groups';
       groups = names(item.slice(GROUPS_PREFIX.length), 'group names');
     } else if (item === READ_ONLY) readOnly = true;
+    else if (item === METRICS_SCOPE && !metrics) metrics = true;
     else if (item.startsWith(REPOSITORIES_PREFIX) && !repositories)
       repositories = names(item.slice(REPOSITORIES_PREFIX.length), 'repository keys').map((k) =>
         k.toLowerCase(),
@@ -61,7 +67,7 @@ export function parseTokenScope(raw: string): TokenScope {
   if (!base) throw new InvalidError('Scope: name exactly one applied-permissions/… item');
   if (base === 'admin' && repositories)
     throw new InvalidError('Scope: an admin-scoped token cannot be limited to repositories');
-  return { base, groups, readOnly, repositories };
+  return { base, groups, readOnly, repositories, ...(metrics ? { metrics } : {}) };
 }
 
 /** The scope written the one way it is stored and answered. */
@@ -73,6 +79,7 @@ export function formatTokenScope(scope: TokenScope): string {
   ];
   if (scope.readOnly) items.push(READ_ONLY);
   if (scope.repositories) items.push(`${REPOSITORIES_PREFIX}${scope.repositories.join(',')}`);
+  if (scope.metrics) items.push(METRICS_SCOPE);
   return items.join(' ');
 }
 
@@ -81,6 +88,7 @@ export function applyTokenScope(owner: Principal, scope: TokenScope): Principal 
   const limits: PrincipalScope = { raw: formatTokenScope(scope) };
   if (scope.readOnly) limits.readOnly = true;
   if (scope.repositories) limits.repositories = scope.repositories;
+  if (scope.metrics) limits.metrics = true;
   if (scope.base === 'admin') return { ...owner, scope: limits };
   if (scope.base === 'user') return { ...owner, admin: false, scope: limits };
   const named = new Set(scope.groups.map((g) => g.toLowerCase()));
@@ -123,6 +131,8 @@ export function fullScopeOf(caller: Principal): TokenScope {
 export function assertWithinCaller(caller: Principal, wanted: TokenScope): void {
   if (wanted.base === 'admin' && !caller.admin)
     throw new ForbiddenError('An admin-scoped token needs an administrator');
+  if (wanted.metrics && !caller.admin && !caller.scope?.metrics)
+    throw new ForbiddenError(`A token with ${METRICS_SCOPE} needs an administrator`);
   if (wanted.base === 'groups' && !caller.admin) {
     const mine = new Set((caller.groups ?? []).map((g) => g.toLowerCase()));
     const foreign = wanted.groups.filter((g) => !mine.has(g.toLowerCase()));

@@ -88,6 +88,7 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
     /** The repository's format answers first (npm packuments, PyPI simple pages, …); true when it did. */
     const formatHandled = async (request: WildcardRequest, reply: FastifyReply): Promise<boolean> => {
       const repo = await findRepository(ctx.db, request.params.key);
+      if (repo) request.repoType = repo.packageType;
       const format = repo && ctx.formats.get(repo.packageType);
       if (!repo || !format?.handle) return false;
       return format.handle(

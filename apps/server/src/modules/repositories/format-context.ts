@@ -22,6 +22,7 @@ import {
 } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { OutboundProxyError } from '../../platform/outbound/index.ts';
 import { readBounded } from '../../platform/streams/read-bounded.ts';
 import {
   type ArtifactRow,
@@ -358,10 +359,17 @@ class CoreRepositoryHandle implements RepositoryHandle {
       headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
     let res: Awaited<ReturnType<typeof ctx.outbound.fetch>>;
     try {
-      res = await ctx.outbound.fetch(url, { headers, method: init.method, body: init.body });
+      res = await ctx.outbound.fetch(url, {
+        headers,
+        method: init.method,
+        body: init.body,
+        proxy: remote.proxy,
+      });
     } catch (err) {
       ctx.log.warn({ repo: repo.key, url, err: (err as Error).message }, 'upstream request failed');
-      throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
+      throw new UpstreamError(
+        `The upstream of '${repo.key}' could not be reached${err instanceof OutboundProxyError ? `: ${err.message}` : ''}`,
+      );
     }
     ctx.remote.upstreamRequests += 1;
     if (init.stream)
@@ -418,6 +426,7 @@ class CoreRequestContext extends CoreRepositoryHandle implements RequestContext 
     repo: RepoConfig,
   ) {
     super(ctx, repo, request.principal);
+    request.repoType = repo.packageType;
     this.baseUrl = publicBaseUrl(request, ctx.baseUrl);
     this.repositoryUrl = `${this.baseUrl}/repository/${repo.key}`;
     this.principal = request.principal && formatPrincipal(request.principal);

@@ -7,6 +7,7 @@ import { clientCredentials } from '../access/client-credentials.service.ts';
 import type { AccessModule } from '../access/index.ts';
 import { archiveRoutes } from './archive.routes.ts';
 import { ArtifactExtensionPoint } from './artifact-extensions.ts';
+import { binariesUsage, usageByRepository } from './artifacts.queries.ts';
 import { registerArtifactRoutes } from './artifacts.routes.ts';
 import { registerBlobScrub } from './blob-scrub.ts';
 import type { RepositoriesContext } from './context.ts';
@@ -19,6 +20,7 @@ import {
   listRepositories,
   upstreamAddressCheck,
 } from './repositories.service.ts';
+import { registerRepositoryMetrics } from './repository-metrics.ts';
 import { storageRoutes } from './storage.routes.ts';
 import { uiRoutes } from './ui.routes.ts';
 
@@ -65,10 +67,18 @@ export async function registerRepositories(
   app.decorate('repositories', ctx);
   await app.register(repositoryRoutes(ctx));
   await app.register(storageRoutes(ctx));
+  registerRepositoryMetrics(platform.metrics, ctx.db, platform.now);
   await app.register(uiRoutes(ctx));
   await app.register(archiveRoutes(ctx));
   await registerArtifactRoutes(app, ctx);
   registerBlobScrub(platform);
+  // Support bundles (issue 15): repository settings (secret fields are redacted there) and storage use.
+  app.system.support.registerSupportSource('repositories', () => listRepositories(ctx.db));
+  app.system.support.registerSupportSource(
+    'storage',
+    async () => ({ ...(await binariesUsage(ctx.db)), repositories: await usageByRepository(ctx.db) }),
+    { section: 'system' },
+  );
   // Errors on a repository's client endpoint speak its format's language when the format has one.
   app.errorRenderers.push(async (error, request, reply, thrown) => {
     const match = /^\/repository\/([^/?]+)/.exec(request.url);

@@ -11,6 +11,7 @@ import { ArchiveLimitError, archiveLimitOf } from '../../platform/archives/bound
 import { type BlobInfo, ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
 import { UpstreamError } from '../../platform/errors.ts';
 import { publish } from '../../platform/events/index.ts';
+import { OutboundProxyError } from '../../platform/outbound/index.ts';
 import { readBounded } from '../../platform/streams/read-bounded.ts';
 import { artifactEvent } from './artifact-events.ts';
 import {
@@ -180,10 +181,12 @@ export class RemoteFetcher {
       headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
     this.upstreamRequests += 1;
     try {
-      return await ctx.outbound.fetch(url, { headers });
+      return await ctx.outbound.fetch(url, { headers, proxy: remote.proxy });
     } catch (err) {
       ctx.log.warn({ repo: repo.key, path, err: (err as Error).message }, 'upstream request failed');
-      throw new UpstreamError(`The upstream of '${repo.key}' could not be reached`);
+      throw new UpstreamError(
+        `The upstream of '${repo.key}' could not be reached${err instanceof OutboundProxyError ? `: ${err.message}` : ''}`,
+      );
     }
   }
 

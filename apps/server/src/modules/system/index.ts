@@ -13,8 +13,14 @@ import { HealthChecks } from './health.service.ts';
 import { jobsRoutes } from './jobs.routes.ts';
 import { LicenseService } from './license.service.ts';
 import { LoginConfigSettings } from './login-config.service.ts';
+import { logsRoutes } from './logs.routes.ts';
+import { LogFiles } from './logs.service.ts';
+import { metricsRoutes, registerSystemMetrics } from './metrics.routes.ts';
 import { NodeRegistry, readNodeId } from './nodes.service.ts';
 import { OnboardingState } from './onboarding.service.ts';
+import { ServiceHealth } from './service-health.ts';
+import { statusRoutes } from './status.routes.ts';
+import { createSupportBundles, registerSupport, type SupportBundles } from './support/index.ts';
 import { systemRoutes } from './system.routes.ts';
 import { readVersion } from './version.ts';
 
@@ -44,6 +50,8 @@ export interface SystemServices {
   health: HealthChecks;
   microservices: Record<Microservice, boolean>;
   anonymousAccessAllowed(): Promise<boolean>;
+  /** Support bundles; other modules add their part with `support.registerSupportSource`. */
+  support: SupportBundles;
 }
 
 declare module 'fastify' {
@@ -69,7 +77,9 @@ export async function registerSystem(
       database.db,
       {
         id: readNodeId(config.home),
-        url: config.baseUrl ?? `http://${os.hostname()}:${config.port}`,
+        hostName: os.hostname(),
+        // The internal URL other nodes reach this one at (GRANARY_NODE_URL); never the public base URL.
+        url: config.nodeUrl ?? `http://${os.hostname()}:${config.port}`,
         version,
         revision,
       },
@@ -87,6 +97,7 @@ export async function registerSystem(
     microservices: RUNNING_MICROSERVICES,
     // Read through the access module's settings service, never its tables.
     anonymousAccessAllowed: async () => (await access.context.settings.get()).anonymousAccess,
+    support: createSupportBundles(platform, access, readNodeId(config.home)),
   };
   app.decorate('system', services);
   // Any request failing for lack of space (any format, any scope) shows in the health detail.
@@ -96,6 +107,46 @@ export async function registerSystem(
   await app.register(healthRoutes(services.health, { db: database.db, jobs: platform.jobs }));
   await app.register(systemRoutes(services));
   await app.register(jobsRoutes(platform.jobs));
-  await services.nodes.start(platform.jobs);
+  await registerSupport(app, services.support, platform, readNodeId(config.home));
+  await app.register(logsRoutes({ files: new LogFiles(logging), nodes: () => services.nodes.list() }));
+  registerSystemMetrics(platform.metrics, platform.jobs, services.health);
+  await app.register(metricsRoutes(platform.metrics));
+  const serviceHealth = serviceHealthOf(app, platform, services);
+  await app.register(statusRoutes(services.nodes, serviceHealth));
+  await services.nodes.start(platform.jobs, serviceHealth);
+  // Once listening, beat at once: the other nodes see this one's HTTP server up without waiting an interval.
+  app.addHook('onListen', async () => {
+    await services.nodes.beat().catch((err) => logging.server.warn({ err }, 'node heartbeat failed'));
+  });
   return services;
+}
+
+/** The health of this node's parts (issue 15): the HTTP server's state is read from the app itself. */
+function serviceHealthOf(app: FastifyInstance, platform: Platform, services: SystemServices): ServiceHealth {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  return new ServiceHealth({
+    nodeId: services.nodes.self.id,
+    home: platform.config.home,
+    db: platform.database.db,
+    databaseKind: platform.database.kind,
+    blobs: platform.blobs,
+    jobs: platform.jobs,
+    health: services.health,
+    startedAt: services.nodes.startedAt,
+    http: () => {
+      const address = app.server.listening ? app.server.address() : null;
+      return {
+        closing,
+        address:
+          address && typeof address === 'object'
+            ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+            : typeof address === 'string'
+              ? address
+              : null,
+      };
+    },
+  });
 }

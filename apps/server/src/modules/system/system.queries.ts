@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db/index.ts';
+import { and, eq, sql, TransactionRollbackError } from 'drizzle-orm';
+import { type Db, queryRows } from '../../platform/db/index.ts';
 import { featureFlags, systemNodes, systemSettings } from './system.schema.ts';
 
 export async function readSystemSetting(db: Db, key: string): Promise<unknown> {
@@ -43,33 +43,89 @@ export async function setFeatureFlags(
 
 export interface NodeRow {
   id: string;
+  hostName?: string;
   url: string;
   version: string;
   revision: string;
   startedAt: Date;
   lastHeartbeatAt: Date;
+  /** The health of the node's own parts (contracts MicroService[]), written with each heartbeat. */
+  services?: unknown;
 }
 
+/** Registers (or re-registers, after a restart) a node; its heartbeat time is the database's clock. */
 export async function upsertNode(db: Db, node: NodeRow): Promise<void> {
+  const values = { ...node, hostName: node.hostName ?? '', services: node.services ?? [] };
   await db
     .insert(systemNodes)
-    .values(node)
+    .values(values)
     .onConflictDoUpdate({
       target: systemNodes.id,
       set: {
+        hostName: values.hostName,
         url: node.url,
         version: node.version,
         revision: node.revision,
         startedAt: node.startedAt,
         lastHeartbeatAt: node.lastHeartbeatAt,
+        services: values.services,
       },
     });
 }
 
-export async function touchNode(db: Db, id: string, at: Date): Promise<void> {
-  await db.update(systemNodes).set({ lastHeartbeatAt: at }).where(eq(systemNodes.id, id));
+/**
+ * A heartbeat: the node's row gets the database's `now()` (every node reads one clock, so a node
+ * whose own clock is off is neither Offline too early nor Online too long) and its parts' health.
+ * False when the row is gone (an admin removed the node): the caller registers again.
+ */
+export async function touchNode(db: Db, id: string, services?: unknown): Promise<boolean> {
+  const rows = await db
+    .update(systemNodes)
+    .set(services === undefined ? { lastHeartbeatAt: sql`now()` } : { lastHeartbeatAt: sql`now()`, services })
+    .where(eq(systemNodes.id, id))
+    .returning({ id: systemNodes.id });
+  return rows.length > 0;
 }
 
-export async function listNodes(db: Db): Promise<NodeRow[]> {
-  return db.select().from(systemNodes).orderBy(systemNodes.id);
+/** Every node, with the database's clock to judge their silence by. */
+export async function listNodes(db: Db): Promise<{ now: Date; nodes: (NodeRow & { services: unknown })[] }> {
+  const [clock] = await queryRows<{ now: string | Date }>(db, sql`select now() as now`);
+  const nodes = await db.select().from(systemNodes).orderBy(systemNodes.id);
+  return { now: new Date(clock?.now ?? Date.now()), nodes };
+}
+
+/**
+ * Removes a node silent for at least `silentMs` (by the database's clock), in one statement so a node
+ * that beats meanwhile stays. Answers whether it was removed.
+ */
+export async function deleteSilentNode(db: Db, id: string, silentMs: number): Promise<boolean> {
+  const rows = await db
+    .delete(systemNodes)
+    .where(
+      and(
+        eq(systemNodes.id, id),
+        sql`${systemNodes.lastHeartbeatAt} <= now() - ${`${silentMs} milliseconds`}::interval`,
+      ),
+    )
+    .returning({ id: systemNodes.id });
+  return rows.length > 0;
+}
+
+/**
+ * The health detail's database write probe: a real write (a row in `system_settings`) in a
+ * transaction that is rolled back, so it proves the database takes writes and leaves nothing.
+ */
+export async function probeDatabaseWrite(db: Db, nodeId: string): Promise<void> {
+  try {
+    await db.transaction(async (tx) => {
+      await tx
+        .insert(systemSettings)
+        .values({ key: `health-probe:${nodeId}`, value: { at: new Date().toISOString() } })
+        .onConflictDoUpdate({ target: systemSettings.key, set: { updatedAt: new Date() } });
+      tx.rollback();
+    });
+  } catch (error) {
+    if (error instanceof TransactionRollbackError) return;
+    throw error;
+  }
 }

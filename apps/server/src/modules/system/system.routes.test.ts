@@ -217,7 +217,7 @@ describe(`system: console start-up calls (${testEngine})`, () => {
     expect((await call('GET', `${V1}/system/ismicroserviceenabled/nonsense`)).json().enabled).toBe(false);
   });
 
-  it('spec 000 §7 GET /system/status/nodes, spec 000 §9: this node is Online with its version and heartbeat; a node silent for 30 s is Offline; admins only', async () => {
+  it('spec 000 §7 GET /system/status/nodes, spec 000 §9: this node is Online with its version and heartbeat; a node silent for 15 s (issue 15) is Offline; admins only', async () => {
     expect((await call('GET', `${V1}/system/status/nodes`, SAM)).statusCode).toBe(403);
     const stale = new Date(Date.now() - 31_000);
     await upsertNode(t.app.granary.database.db, {
@@ -400,11 +400,29 @@ describe(`system: console start-up calls (${testEngine})`, () => {
         'PUT /ui/api/v1/system/onboarding',
         'PUT /ui/api/v1/ui/generalConfig/logo',
         'GET /ui/api/v1/system/status/nodes',
+        'GET /ui/api/v1/system/status/ha',
+        'GET /ui/api/v1/system/status/services',
+        'GET /api/v1/system/health/detail',
         'GET /api/system/jobs',
         'POST /api/system/jobs/:name/run',
         'GET /api/system/jobs/queues/:name/dead',
         'POST /api/system/jobs/queues/:name/dead/:id/retry',
         'GET /api/system/storage/scrub',
+        // issue 15 support bundles (Artifactory's public twins)
+        'POST /api/system/support/bundle',
+        'GET /api/system/support/bundles',
+        'GET /api/system/support/bundle/:id',
+        'GET /api/system/support/bundle/:id/archive',
+        'DELETE /api/system/support/bundle/:id',
+        // issue 15 reverse proxy settings (modules/proxies; Artifactory's public paths)
+        'GET /api/system/configuration/webServer',
+        'POST /api/system/configuration/webServer',
+        'GET /api/system/configuration/reverseProxy/nginx',
+        // issue 15 log viewer (console calls and Artifactory's public twins)
+        'GET /ui/api/v1/system/logs/config/:logType',
+        'GET /ui/api/v1/system/logs/data/:logType',
+        'GET /api/system/logs/config',
+        'GET /api/system/logs/data',
       ].sort(),
     );
     for (const { method, url } of admin) {

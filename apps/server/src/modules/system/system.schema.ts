@@ -18,12 +18,19 @@ export const featureFlags = pgTable('feature_flags', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** Every node sharing this database; each beats every 10 s and is Offline after 30 s of silence. */
+/**
+ * Every node sharing this database; each beats every 5 s and is Offline after 15 s of silence. Each
+ * node writes the health of its own parts (`services`: contracts MicroService[]) with its heartbeat,
+ * so any node shows every node's services.
+ */
 export const systemNodes = pgTable('system_nodes', {
   id: text('id').primaryKey(),
+  hostName: text('host_name').notNull().default(''),
+  /** The internal URL other nodes reach this one at (GRANARY_NODE_URL). */
   url: text('url').notNull(),
   version: text('version').notNull(),
   revision: text('revision').notNull(),
   startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
   lastHeartbeatAt: timestamp('last_heartbeat_at', { withTimezone: true }).notNull(),
+  services: jsonb('services').notNull().default([]),
 });

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
 import type { StoredEvent } from '../../platform/events/index.ts';
 import { enqueueJob, enqueueJobs, type Jobs, RetryLaterError } from '../../platform/jobs/index.ts';
+import type { Metrics } from '../../platform/metrics/index.ts';
 import { OutboundBlockedError, type OutboundClient } from '../../platform/outbound/index.ts';
 import type { Secrets } from '../../platform/secrets/index.ts';
 import { listRepositoryHeads } from '../repositories/repositories.api.ts';
@@ -68,6 +69,8 @@ export interface DeliveryDeps {
   /** The body's `source`: this server's base URL, or `granary`. */
   source: string;
   now: () => number;
+  /** This node's metrics: each attempt's outcome counts into `granary_webhook_deliveries_total`. */
+  metrics?: Metrics;
 }
 
 export interface DeliverJob {
@@ -290,6 +293,7 @@ export async function sendAttempt(
       status: null,
       error: `could not prepare the request: ${describeError(err)}`,
     };
+    deps.metrics?.webhookDeliveries.inc({ outcome: outcome.kind });
     if (log) await logAttempt(delivery, attempt, startedAt, t0, handler.url, request, null, outcome);
     return outcome;
   }
@@ -309,6 +313,7 @@ export async function sendAttempt(
         body: request.method === 'GET' ? undefined : request.body,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         redirect: 'manual',
+        proxy: handler.proxy,
       });
       const headers: Record<string, string> = {};
       res.headers.forEach((value, name) => {
@@ -347,6 +352,7 @@ export async function sendAttempt(
       else outcome = { kind: 'retry', status: null, error: mask(describeError(err)) };
     }
   }
+  deps.metrics?.webhookDeliveries.inc({ outcome: outcome.kind });
   if (log) await logAttempt(delivery, attempt, startedAt, t0, handler.url, request, response, outcome, mask);
   return outcome;
 }

@@ -3,6 +3,7 @@ import type { Platform } from '../../platform/platform.ts';
 import type { AccessModule } from '../access/index.ts';
 import { webhookUrlCheck } from './address.ts';
 import { registerDelivery } from './delivery.ts';
+import { listSubscriptionRows } from './webhooks.queries.ts';
 import { webhookRoutes } from './webhooks.routes.ts';
 import type { WebhooksContext } from './webhooks.service.ts';
 
@@ -26,10 +27,13 @@ export async function registerWebhooks(
     log: platform.logging.server.child({ component: 'webhooks' }),
     source: platform.config.baseUrl ?? 'granary',
     now: platform.now,
+    metrics: platform.metrics,
     checkUrl: webhookUrlCheck(platform.config.outboundAllowlist),
     audit: (entry) => access.context.audit.record({ ...entry, result: 'success' }),
   };
   registerDelivery(platform.jobs, ctx);
+  // Support bundles (issue 15): the subscriptions as stored; their sealed secrets are redacted there.
+  app.system.support.registerSupportSource('webhooks', () => listSubscriptionRows(ctx.db));
   await app.register(webhookRoutes(ctx));
   return ctx;
 }

@@ -77,6 +77,8 @@ export interface StoredHandler {
   previous_secret?: string;
   previous_secret_expires_at?: string;
   use_secret_for_signing?: boolean;
+  /** A configured proxy's key; absent: the default proxy. */
+  proxy?: string;
   custom_http_headers?: { name: string; value: string }[];
   method?: string;
   http_headers?: { name: string; value: string }[];
@@ -239,6 +241,8 @@ export async function checkSubscription(
     now: number;
     /** The test endpoint: a missing secret value is not an error (the test signs with what it has). */
     forTest?: boolean;
+    /** Whether a proxy of that key is configured (issue 15). */
+    hasProxy?: (key: string) => Promise<boolean>;
   },
 ): Promise<CheckedSubscription> {
   const description = (input.description ?? '').trim();
@@ -270,12 +274,13 @@ export async function checkSubscription(
       throw bad(`${field}.handler_type: one of ${WEBHOOK_HANDLER_TYPES.join(', ')}`);
     if (blank(h.url)) throw mandatory(`${field}.url`);
     const url = (await opts.checkUrl(h.url)).href;
-    if (!blank(h.proxy))
+    if (!blank(h.proxy) && !(await opts.hasProxy?.(h.proxy.trim())))
       throw bad(
-        `${field}.proxy: no proxy named ${h.proxy} is configured (leave it out to use the system default, GRANARY_OUTBOUND_PROXY)`,
+        `${field}.proxy: no proxy named ${h.proxy} is configured (leave it out to use the default proxy)`,
       );
     const before = opts.stored?.[i];
     const out: StoredHandler = { handler_type: type, url };
+    if (!blank(h.proxy)) out.proxy = h.proxy.trim();
 
     // The signing secret (both handler types may have one).
     if (h.secret === null) {
@@ -355,6 +360,7 @@ export function handlerAnswer(h: StoredHandler): WebhookHandler {
   const out: WebhookHandler = { handler_type: h.handler_type, url: h.url };
   if (h.secret) out.secret = '';
   out.use_secret_for_signing = Boolean(h.use_secret_for_signing);
+  if (h.proxy) out.proxy = h.proxy;
   if (h.handler_type === 'webhook') out.custom_http_headers = h.custom_http_headers ?? [];
   else {
     out.method = (h.method ?? 'POST') as WebhookHandler['method'];

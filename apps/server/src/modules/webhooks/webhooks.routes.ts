@@ -251,18 +251,6 @@ export function webhookRoutes(ctx: WebhooksContext): FastifyPluginAsyncZod {
     // The side calls the console's webhook form makes (spec 001 §7 "Webhooks"). Proxies, builds and
     // release bundles do not exist yet (issues 15 and 19): real, empty answers.
     app.get(
-      `${UI}ui/proxies`,
-      {
-        config: admin,
-        schema: {
-          tags,
-          summary: 'Configured proxies (none until issue 15)',
-          response: { 200: z.array(z.unknown()) },
-        },
-      },
-      async () => [],
-    );
-    app.get(
       `${UI}ui/builds/names`,
       {
         config: admin,

@@ -125,6 +125,7 @@ export async function createSubscription(
     key,
     secrets: ctx.secrets,
     checkUrl: ctx.checkUrl,
+    hasProxy: (k) => ctx.outbound.hasProxy(k),
     now: ctx.now(),
   });
   let created: boolean;
@@ -164,6 +165,7 @@ export async function updateSubscription(
     stored: row.handlers as unknown as StoredHandler[],
     secrets: ctx.secrets,
     checkUrl: ctx.checkUrl,
+    hasProxy: (k) => ctx.outbound.hasProxy(k),
     now: ctx.now(),
   });
   // Enabling it again clears why the server had disabled it.
@@ -258,6 +260,7 @@ export async function testSubscription(ctx: WebhooksContext, input: Subscription
       stored: saved?.handlers as unknown as StoredHandler[] | undefined,
       secrets: ctx.secrets,
       checkUrl: ctx.checkUrl,
+      hasProxy: (k) => ctx.outbound.hasProxy(k),
       now: ctx.now(),
       forTest: true,
     },

@@ -4,7 +4,9 @@
  */
 export * from '../../modules/access/access.schema.ts';
 export * from '../../modules/packages/packages.schema.ts';
+export * from '../../modules/proxies/proxies.schema.ts';
 export * from '../../modules/repositories/repositories.schema.ts';
+export * from '../../modules/system/support/support.schema.ts';
 export * from '../../modules/system/system.schema.ts';
 export * from '../../modules/webhooks/webhooks.schema.ts';
 export * from '../blobs/blob-faults.schema.ts';

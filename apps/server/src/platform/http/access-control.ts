@@ -45,6 +45,8 @@ export interface PrincipalScope {
   readOnly?: boolean;
   /** Only these repositories (lower-case keys); no build or release-bundle permission. */
   repositories?: string[];
+  /** `system:metrics:r`: may read `/api/v1/metrics` although not an administrator. */
+  metrics?: boolean;
 }
 
 declare module 'fastify' {

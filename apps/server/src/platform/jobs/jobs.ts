@@ -9,6 +9,7 @@ import {
   type EnqueueOptions,
   enqueueJob,
   JOBS_CHANNEL,
+  oldestDueJob,
   type QueuedJob,
   type QueueStatus,
   QueueWorker,
@@ -268,6 +269,11 @@ export class Jobs {
   /** Each queue's jobs per status and newest error. */
   queueStatus(): Promise<QueueStatus[]> {
     return queueStatus(this.db, [...this.queues.keys()]);
+  }
+
+  /** The oldest due queued job's wait (the health detail's job lag). */
+  oldestDueJob(): Promise<{ ageMs: number; queue: string | null }> {
+    return oldestDueJob(this.db);
   }
 
   /** Each subscriber's position, lag and failures. */

@@ -372,6 +372,21 @@ export async function queueStatus(db: Db, names: string[]): Promise<QueueStatus[
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * How long the oldest due job has waited (ms since its `run_at`, by the database's clock), across all
+ * queues, and which queue it is in; 0 and null when none is due. The health detail's job lag.
+ */
+export async function oldestDueJob(db: Db): Promise<{ ageMs: number; queue: string | null }> {
+  const [row] = await queryRows<{ queue: string; age_ms: string | number }>(
+    db,
+    sql`select queue, extract(epoch from (now() - run_at)) * 1000 as age_ms from ${jobQueue}
+        where status = 'pending' and run_at <= now() order by run_at limit 1`,
+  );
+  return row
+    ? { ageMs: Math.max(0, Math.round(Number(row.age_ms))), queue: row.queue }
+    : { ageMs: 0, queue: null };
+}
+
 /** The dead-lettered jobs of a queue, newest first (at most `limit`). */
 export async function deadJobs(db: Db, name: string, limit = 100): Promise<DeadJob[]> {
   const rows = await db

@@ -5,5 +5,8 @@ export {
   type OutboundOptions,
   type OutboundRequestInit,
   type OutboundResponse,
+  type ProxyResolver,
+  type ProxySnapshot,
+  type ProxyTarget,
 } from './outbound-client.ts';
-export { OutboundBlockedError, OutboundRedirectError } from './outbound-errors.ts';
+export { OutboundBlockedError, OutboundProxyError, OutboundRedirectError } from './outbound-errors.ts';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   Agent,
   type Dispatcher,
@@ -10,7 +11,41 @@ import {
 import { createAddressPolicy, normalizeHostName, parseAddress } from './address-policy.ts';
 import { createGuardedLookup, resolveAllowed } from './guarded-lookup.ts';
 import { createNoProxyMatcher } from './no-proxy.ts';
-import { findBlockedError, OutboundBlockedError, OutboundRedirectError } from './outbound-errors.ts';
+import {
+  findBlockedError,
+  OutboundBlockedError,
+  OutboundProxyError,
+  OutboundRedirectError,
+} from './outbound-errors.ts';
+
+/** One forward proxy as the client dials it. */
+export interface ProxyTarget {
+  /** Names it in errors and logs: the proxy's key, or `GRANARY_OUTBOUND_PROXY` for the boot default. */
+  key: string;
+  /** `http://host:port` (no credentials in it). */
+  url: string;
+  /** Sent as Basic `Proxy-Authorization` (NTLM is not supported). */
+  username?: string;
+  password?: string;
+  /** Hosts that bypass this proxy (NO_PROXY habits, see no-proxy.ts). */
+  noProxy?: string[];
+  /**
+   * Hosts a redirect may lead to with the request's `Authorization` kept (Artifactory's "redirecting
+   * hosts": the credentials are reused for requests redirected to them); any other cross-origin
+   * redirect drops it.
+   */
+  redirectToHosts?: string[];
+}
+
+/** What the proxies configured at run time are now (the proxies module provides it; it may cache briefly). */
+export interface ProxySnapshot {
+  byKey: ReadonlyMap<string, ProxyTarget>;
+  /** The proxy marked default; absent: the boot default (`GRANARY_OUTBOUND_PROXY`), if any. */
+  defaultKey?: string;
+}
+export interface ProxyResolver {
+  current(): Promise<ProxySnapshot>;
+}
 
 export interface OutboundOptions {
   /** Hosts (exact names, case-insensitive), IPs and CIDRs from GRANARY_OUTBOUND_ALLOWLIST. */
@@ -35,6 +70,12 @@ export interface OutboundRequestInit {
   signal?: AbortSignal;
   /** `follow` (default) follows redirects, re-checking each hop; `manual` returns the 3xx answer. */
   redirect?: 'follow' | 'manual';
+  /**
+   * Which forward proxy: absent or `''` — the default (the proxy marked default, else
+   * `GRANARY_OUTBOUND_PROXY`, else none); a key — that configured proxy (OutboundProxyError when
+   * there is none of that key); `null` — none, straight to the target.
+   */
+  proxy?: string | null;
 }
 
 export interface OutboundResponse {
@@ -57,6 +98,10 @@ export interface OutboundClient {
    * redirect's target) is not http(s) or is a non-public address the allow-list does not name.
    */
   fetch(url: string | URL, init?: OutboundRequestInit): Promise<OutboundResponse>;
+  /** Installs where configured proxies come from (the proxies module, at boot); changes apply to the next request. */
+  setProxyResolver(resolver: ProxyResolver): void;
+  /** Whether a proxy of that key is configured now. */
+  hasProxy(key: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -87,24 +132,85 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
     bodyTimeout,
   });
 
-  // Through the proxy: the proxy itself is not checked (the admin chose it); targets are
-  // checked in `dispatcherFor` before the request is handed to it.
-  const proxy = opts.proxy
-    ? new ProxyAgent({
-        uri: opts.proxy.url,
-        // Plain http targets go as absolute-URI requests; https targets through a CONNECT tunnel.
-        proxyTunnel: false,
-        headersTimeout,
-        bodyTimeout,
-        proxyTls: { timeout: connectTimeout },
-        requestTls: { timeout: connectTimeout },
-        // The non-tunnelled path builds its pool with only `connect`; keep our timeouts there too.
-        factory: (origin, options) => new Pool(origin, { headersTimeout, bodyTimeout, ...options }),
-      })
+  // Through a proxy: the proxy itself is not checked (the admin chose it); targets are
+  // checked in `dispatcherFor` before the request is handed to it. One ProxyAgent per proxy
+  // configuration (url + credentials + no-proxy list); one no longer configured is closed (after
+  // its requests in flight end).
+  const bootProxy: ProxyTarget | undefined = opts.proxy
+    ? { key: 'GRANARY_OUTBOUND_PROXY', url: opts.proxy.url, noProxy: opts.proxy.noProxy }
     : undefined;
-  const bypassesProxy = createNoProxyMatcher(opts.proxy?.noProxy ?? []);
+  interface ProxyEntry {
+    target: ProxyTarget;
+    agent: ProxyAgent;
+    bypasses: (host: string) => boolean;
+    redirectHosts: Set<string>;
+  }
+  const agents = new Map<string, ProxyEntry>();
+  let resolver: ProxyResolver | undefined;
+  let lastSnapshot: ProxySnapshot | undefined;
 
-  async function dispatcherFor(url: URL): Promise<Dispatcher> {
+  function fingerprint(t: ProxyTarget): string {
+    const secret = t.password === undefined ? '' : createHash('sha256').update(t.password).digest('hex');
+    return JSON.stringify([t.url, t.username ?? '', secret, t.noProxy ?? [], t.redirectToHosts ?? []]);
+  }
+
+  function entryFor(target: ProxyTarget): ProxyEntry {
+    const id = fingerprint(target);
+    let entry = agents.get(id);
+    if (!entry) {
+      const token =
+        target.username !== undefined && target.username !== ''
+          ? `Basic ${Buffer.from(`${target.username}:${target.password ?? ''}`).toString('base64')}`
+          : undefined;
+      entry = {
+        target,
+        agent: new ProxyAgent({
+          uri: target.url,
+          ...(token ? { token } : {}),
+          // Plain http targets go as absolute-URI requests; https targets through a CONNECT tunnel.
+          proxyTunnel: false,
+          headersTimeout,
+          bodyTimeout,
+          proxyTls: { timeout: connectTimeout },
+          requestTls: { timeout: connectTimeout },
+          // The non-tunnelled path builds its pool with only `connect`; keep our timeouts there too.
+          factory: (origin, options) => new Pool(origin, { headersTimeout, bodyTimeout, ...options }),
+        }),
+        bypasses: createNoProxyMatcher(target.noProxy ?? []),
+        redirectHosts: new Set((target.redirectToHosts ?? []).map(normalizeHostName)),
+      };
+      agents.set(id, entry);
+    }
+    return entry;
+  }
+
+  /** Closes the agents of proxies a new snapshot no longer has (requests in flight finish first). */
+  function prune(snapshot: ProxySnapshot): void {
+    if (snapshot === lastSnapshot) return;
+    lastSnapshot = snapshot;
+    const live = new Set([...snapshot.byKey.values()].map(fingerprint));
+    if (bootProxy) live.add(fingerprint(bootProxy));
+    for (const [id, entry] of agents)
+      if (!live.has(id)) {
+        agents.delete(id);
+        entry.agent.close().catch(() => {});
+      }
+  }
+
+  async function proxyFor(choice: string | null | undefined): Promise<ProxyTarget | undefined> {
+    if (choice === null) return undefined;
+    const snapshot = resolver ? await resolver.current() : undefined;
+    if (snapshot) prune(snapshot);
+    if (choice === undefined || choice === '') {
+      const byDefault = snapshot?.defaultKey ? snapshot.byKey.get(snapshot.defaultKey) : undefined;
+      return byDefault ?? bootProxy;
+    }
+    const named = snapshot?.byKey.get(choice);
+    if (!named) throw new OutboundProxyError(`No proxy named '${choice}' is configured`, choice);
+    return named;
+  }
+
+  async function dispatcherFor(url: URL, proxyTarget: ProxyTarget | undefined): Promise<Dispatcher> {
     const host = normalizeHostName(url.hostname);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new OutboundBlockedError(`Outbound request to ${url.protocol} URL refused: only http and https`, {
@@ -118,7 +224,9 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
         { host, address: host },
       );
     }
-    if (!proxy || bypassesProxy(host)) return direct;
+    if (!proxyTarget) return direct;
+    const proxy = entryFor(proxyTarget);
+    if (proxy.bypasses(host)) return direct;
     if (!parseAddress(host) && !policy.namesHost(host)) {
       // The proxy resolves the name again when it connects, so an answer that changes between
       // this check and then (DNS rebinding) is not caught on this path: the proxy's own rules
@@ -134,7 +242,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
         );
       }
     }
-    return proxy;
+    return proxy.agent;
   }
 
   return {
@@ -144,9 +252,11 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
       const headers: Record<string, string> = { 'user-agent': userAgent };
       for (const [name, value] of Object.entries(init.headers ?? {})) headers[name.toLowerCase()] = value;
       let body = init.body;
+      const proxyTarget = await proxyFor(init.proxy);
 
       for (let hop = 0; ; hop++) {
-        const dispatcher = await dispatcherFor(url);
+        const dispatcher = await dispatcherFor(url, proxyTarget);
+        const viaProxy = dispatcher !== direct;
         init.signal?.throwIfAborted();
         const streamed = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
         let res: Response;
@@ -163,7 +273,17 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
             dispatcher,
           });
         } catch (err) {
-          throw findBlockedError(err) ?? err;
+          const blocked = findBlockedError(err);
+          if (blocked) throw blocked;
+          // The proxy refused: undici says "Proxy Authentication Required (407)" (http targets) or
+          // "Proxy response (407) !== 200" (a CONNECT tunnel, https targets).
+          const refused = viaProxy ? /Proxy [^()|]*\((\d{3})\)/.exec(errorText(err)) : null;
+          if (refused && proxyTarget) throw proxyRefused(proxyTarget, Number(refused[1]), err);
+          throw err;
+        }
+        if (res.status === 407 && viaProxy && proxyTarget) {
+          await res.body?.cancel();
+          throw proxyRefused(proxyTarget, 407);
         }
 
         const location = res.headers.get('location');
@@ -198,16 +318,53 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
           throw new OutboundRedirectError(`Cannot resend a streamed body to ${next.href}`, url.href);
         }
         if (next.origin !== url.origin) {
-          for (const name of CROSS_ORIGIN_STRIPPED) delete headers[name];
+          const keepsAuth =
+            proxyTarget !== undefined &&
+            entryFor(proxyTarget).redirectHosts.has(normalizeHostName(next.hostname));
+          for (const name of CROSS_ORIGIN_STRIPPED)
+            if (!(keepsAuth && name === 'authorization')) delete headers[name];
         }
         url = next;
       }
     },
 
+    setProxyResolver(r) {
+      resolver = r;
+    },
+
+    async hasProxy(key) {
+      return resolver ? (await resolver.current()).byKey.has(key) : false;
+    },
+
     async close() {
-      await Promise.all([direct.close(), proxy?.close()]);
+      const open = [...agents.values()].map((e) => e.agent.close());
+      agents.clear();
+      await Promise.all([direct.close(), ...open]);
     },
   };
+}
+
+function proxyRefused(target: ProxyTarget, status: number, cause?: unknown): OutboundProxyError {
+  const why =
+    status === 407
+      ? '407 Proxy Authentication Required: check the proxy username and password'
+      : `it answered ${status}`;
+  return new OutboundProxyError(
+    `The proxy '${target.key}' refused the request: ${why}`,
+    target.key,
+    cause,
+    status,
+  );
+}
+
+function errorText(err: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = err;
+  for (let depth = 0; current != null && depth < 8; depth++) {
+    parts.push(String((current as Error).message ?? current));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(' | ');
 }
 
 async function* toBytes(stream: NodeJS.ReadableStream): AsyncGenerator<Uint8Array> {

@@ -28,6 +28,23 @@ export class OutboundRedirectError extends Error {
   }
 }
 
+/**
+ * The forward proxy asked for could not be used: no proxy of that key is configured, or the proxy
+ * refused the request (407: its credentials are wrong).
+ */
+export class OutboundProxyError extends Error {
+  override readonly name = 'OutboundProxyError';
+  readonly code = 'OUTBOUND_PROXY';
+  readonly proxy: string;
+  readonly status?: number;
+
+  constructor(message: string, proxy: string, cause?: unknown, status?: number) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.proxy = proxy;
+    if (status !== undefined) this.status = status;
+  }
+}
+
 /** The OutboundBlockedError somewhere in an error's `cause` chain (undici wraps connect errors). */
 export function findBlockedError(err: unknown): OutboundBlockedError | undefined {
   let current: unknown = err;

@@ -27,6 +27,7 @@ import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
+import { proxiesQueryOptions } from '../../admin-proxies/queries.ts';
 import {
   packageTypesQueryOptions,
   repositoryListQueryOptions,
@@ -49,6 +50,8 @@ interface RepositoryForm {
   url: string;
   username: string;
   password: string;
+  /** A configured proxy's key; '' the default proxy (issue 15). */
+  proxy: string;
   offline: boolean;
   retrievalCachePeriodSecs: number;
   missedRetrievalCachePeriodSecs: number;
@@ -143,6 +146,7 @@ function RepositoryEditor({
   const { message } = App.useApp();
   const save = useSaveRepositoryMutation();
   const all = useQuery({ ...repositoryListQueryOptions(), enabled: rclass === 'virtual' });
+  const proxies = useQuery({ ...proxiesQueryOptions(), enabled: rclass === 'remote' });
   const [form] = Form.useForm<RepositoryForm>();
   const members = Form.useWatch('repositories', form) ?? [];
   const isNew = repository === null;
@@ -166,6 +170,7 @@ function RepositoryEditor({
       Object.assign(body, {
         url: v.url.trim(),
         username: v.username,
+        proxy: v.proxy,
         offline: v.offline,
         retrievalCachePeriodSecs: v.retrievalCachePeriodSecs,
         missedRetrievalCachePeriodSecs: v.missedRetrievalCachePeriodSecs,
@@ -226,6 +231,7 @@ function RepositoryEditor({
             url: repository?.url ?? '',
             username: repository?.username ?? '',
             password: '',
+            proxy: repository?.proxy ?? '',
             offline: repository?.offline ?? false,
             retrievalCachePeriodSecs: repository?.retrievalCachePeriodSecs ?? 7200,
             missedRetrievalCachePeriodSecs: repository?.missedRetrievalCachePeriodSecs ?? 1800,
@@ -268,6 +274,19 @@ function RepositoryEditor({
                 extra={isNew ? undefined : 'Leave empty to keep the stored password'}
               >
                 <Input.Password autoComplete="new-password" />
+              </Form.Item>
+              <Form.Item label="Proxy" name="proxy">
+                <Select
+                  aria-label="Proxy"
+                  loading={proxies.isPending}
+                  options={[
+                    { value: '', label: 'Default proxy' },
+                    ...(proxies.data ?? []).map((p) => ({
+                      value: p.key,
+                      label: `${p.key} (${p.host}:${p.port})`,
+                    })),
+                  ]}
+                />
               </Form.Item>
               <Form.Item name="offline" valuePropName="checked">
                 <Checkbox>Offline (serve only what is cached)</Checkbox>

@@ -44,7 +44,7 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
       { label: 'General', to: '/admin/configuration/general' },
       { label: 'Webhooks', to: '/admin/configuration/webhooks' },
       { label: 'Integrations', to: '/admin/configuration/integrations', disabledReason: NOT_YET },
-      { label: 'Proxies', to: '/admin/proxies/configuration', disabledReason: NOT_YET },
+      { label: 'Proxies', to: '/admin/proxies/configuration' },
     ],
   },
   {
@@ -54,10 +54,11 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
   {
     group: 'Monitoring',
     items: [
-      { label: 'Topology', to: '/topology-teaser', hiddenOnLightweight: true },
-      { label: 'Service status', to: '/admin/monitoring/service-status', disabledReason: NOT_YET },
-      { label: 'System logs', to: '/admin/monitoring/system_logs', disabledReason: NOT_YET },
-      { label: 'Support zone', to: '/admin/support-zone', disabledReason: NOT_YET, cloudOnly: false },
+      { label: 'Topology', to: '/admin/mission_control/topology', hiddenOnLightweight: true },
+      { label: 'Service status', to: '/admin/monitoring/service-status' },
+      { label: 'Peer distribution', to: '/admin/monitoring/pdn', hiddenOnLightweight: true },
+      { label: 'System logs', to: '/admin/monitoring/system_logs' },
+      { label: 'Support zone', to: '/admin/support-zone', cloudOnly: false },
     ],
   },
 ];

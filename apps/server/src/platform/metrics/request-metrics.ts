@@ -1,0 +1,53 @@
+import type { Socket } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Metrics } from './metrics.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The package type of the repository this request is served from, when it is a repository request (metrics label). */
+    repoType: string | null;
+  }
+}
+
+const UPLOAD_METHODS = new Set(['PUT', 'POST', 'PATCH']);
+const counted = Symbol('granary.bytesCounted');
+type CountedSocket = Socket & { [counted]?: { read: number; written: number } };
+
+/**
+ * Counts every answered request into the HTTP metrics: requests and durations by route template
+ * (never the raw URL, so label values stay bounded), bytes in and out from the connection's own
+ * counters (what was read and written since the connection's previous request), and upload and
+ * download durations of repository requests.
+ */
+export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.decorateRequest('repoType', null);
+  app.addHook('onResponse', (request, reply, done) => {
+    const method = request.method;
+    const route = request.routeOptions.url ?? 'unmatched';
+    const repoType = request.repoType ?? 'none';
+    const seconds = reply.elapsedTime / 1000;
+    const status = reply.statusCode;
+    metrics.httpRequests.inc({ method, route, status: String(status), repo_type: repoType });
+    metrics.httpDuration.observe({ method, route }, seconds);
+
+    const socket = request.raw.socket as CountedSocket | null;
+    if (socket) {
+      const last = socket[counted] ?? { read: 0, written: 0 };
+      const read = socket.bytesRead;
+      const written = socket.bytesWritten;
+      if (read > last.read) metrics.bytesIn.inc({ repo_type: repoType }, read - last.read);
+      if (written > last.written) metrics.bytesOut.inc({ repo_type: repoType }, written - last.written);
+      socket[counted] = { read, written };
+    }
+
+    if (request.repoType !== null) {
+      const hasBody =
+        request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length']) > 0;
+      if (UPLOAD_METHODS.has(method) && hasBody)
+        metrics.uploadDuration.observe({ repo_type: repoType }, seconds);
+      else if (method === 'GET' && status >= 200 && status < 300)
+        metrics.downloadDuration.observe({ repo_type: repoType }, seconds);
+    }
+    done();
+  });
+}
