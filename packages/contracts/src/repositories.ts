@@ -50,6 +50,8 @@ export const repositoryWriteSchema = z.strictObject({
   username: z.string().max(256).optional(),
   password: z.string().max(1024).optional(),
   proxy: z.string().max(256).optional(),
+  /** Artifactory's `disableProxy`: go direct, even when a default proxy is configured. */
+  disableProxy: z.boolean().optional(),
   offline: z.boolean().optional(),
   retrievalCachePeriodSecs: seconds.optional(),
   missedRetrievalCachePeriodSecs: seconds.optional(),
@@ -86,6 +88,7 @@ export const repositorySchema = z.object({
   url: z.string().optional(),
   username: z.string().optional(),
   proxy: z.string().optional(),
+  disableProxy: z.boolean().optional(),
   offline: z.boolean().optional(),
   retrievalCachePeriodSecs: z.number().optional(),
   missedRetrievalCachePeriodSecs: z.number().optional(),

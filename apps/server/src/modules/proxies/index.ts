@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { InvalidError, NotFoundError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { AccessModule } from '../access/index.ts';
 import type { RepositoriesContext } from '../repositories/index.ts';
@@ -6,8 +7,14 @@ import { listRepositories, updateRepositoryConfig } from '../repositories/reposi
 import type { WebhooksContext } from '../webhooks/index.ts';
 import { listSubscriptions, updateSubscription } from '../webhooks/webhooks.service.ts';
 import { proxiesRoutes } from './proxies.routes.ts';
-import { type ProxiesContext, ProxyCache, type ProxyReferenceHolder } from './proxies.service.ts';
-import type { ReverseProxyContext } from './reverse-proxy.service.ts';
+import {
+  getProxy,
+  listProxies,
+  type ProxiesContext,
+  ProxyCache,
+  type ProxyReferenceHolder,
+} from './proxies.service.ts';
+import { getReverseProxy, type ReverseProxyContext } from './reverse-proxy.service.ts';
 
 export type { ProxiesContext } from './proxies.service.ts';
 
@@ -82,5 +89,16 @@ export async function registerProxies(
       ),
   };
   await app.register(proxiesRoutes(ctx, rp));
+  // Support bundles carry the proxies (never a password) and the reverse proxy settings.
+  app.system.support.registerSupportSource('proxies', async () => ({
+    proxies: await listProxies(ctx),
+    reverseProxy: await getReverseProxy(rp),
+  }));
+  // A remote repository may name only a configured proxy (webhooks are checked by their own module).
+  repositories.checkProxyKey = async (key) => {
+    await getProxy(ctx, key).catch((err) => {
+      throw err instanceof NotFoundError ? new InvalidError(`proxy: no proxy is named '${key}'`) : err;
+    });
+  };
   return ctx;
 }

@@ -128,7 +128,7 @@ describe('outbound proxies with a real forward proxy (issue 15 acceptance)', () 
     expect(await open.relayed()).toContain(`GET ${upstreamUrl}/first.txt HTTP/1.1`);
   });
 
-  it('issue 15: switching the default proxy applies at once, without a restart; credentials go as Basic Proxy-Authorization', async () => {
+  it('issue 15: switching the default proxy applies at once, without a restart; credentials go as Basic Proxy-Authorization; disableProxy goes direct; an unknown proxy key is refused on save', async () => {
     await server.createRepository('by-default', {
       rclass: 'remote',
       packageType: 'generic',
@@ -161,6 +161,19 @@ describe('outbound proxies with a real forward proxy (issue 15 acceptance)', () 
     expect((await get('third.txt')).status).toBe(200);
     expect(await open.relayed()).toContain(`GET ${upstreamUrl}/third.txt HTTP/1.1`);
     expect((await guarded.relayed()).some((r) => r.includes('/third.txt'))).toBe(false);
+    // Artifactory's disableProxy: this remote connects directly although a default proxy exists.
+    const direct = await api('POST', '/api/repositories/by-default', { disableProxy: true });
+    expect(direct.status, direct.text).toBe(200);
+    expect(JSON.parse(direct.text).disableProxy).toBe(true);
+    expect((await get('fourth.txt')).status).toBe(200);
+    expect(served).toContain('/fourth.txt');
+    for (const p of [open, guarded])
+      expect((await p.relayed()).some((r) => r.includes('/fourth.txt'))).toBe(false);
+
+    // A remote may name only a configured proxy: an unknown key is refused when saved.
+    const unknown = await api('POST', '/api/repositories/by-default', { proxy: 'nope' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain("no proxy is named 'nope'");
   });
 
   it('issue 15: wrong proxy credentials, or none, are an upstream error the client sees — nothing is cached', async () => {

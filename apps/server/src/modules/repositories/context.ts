@@ -30,6 +30,8 @@ export interface RepositoriesContext {
   baseUrl?: string;
   /** Refuses a remote's upstream URL the outbound address rule forbids (when a repository is saved). */
   checkUpstreamAddress?: (url: string) => Promise<void>;
+  /** Refuses a proxy key no proxy has (set by the proxies module): a remote names only a configured proxy. */
+  checkProxyKey?: (key: string) => Promise<void>;
   /** What higher modules (the packages index) registered to hear of stored, removed and downloaded files. */
   artifactExtensions: ArtifactExtensionPoint;
   /** The database's cluster-wide named lock (formats' `RepositoryHandle.withLock`). */

@@ -41,7 +41,7 @@ import {
 import { authorize, can, MAX_VIRTUAL_DEPTH, type RepositoriesContext } from './context.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
-import { findRepository, type RepoConfig } from './repositories.service.ts';
+import { findRepository, type RepoConfig, upstreamProxy } from './repositories.service.ts';
 import { sendArtifact } from './serve.ts';
 
 /** What `spool` stored, by the handle it gave the format: a format cannot forge checksums it did not get from the core. */
@@ -363,7 +363,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
         headers,
         method: init.method,
         body: init.body,
-        proxy: remote.proxy,
+        proxy: upstreamProxy(remote),
       });
     } catch (err) {
       ctx.log.warn({ repo: repo.key, url, err: (err as Error).message }, 'upstream request failed');

@@ -25,7 +25,7 @@ import type { RepositoriesContext } from './context.ts';
 import { extractFor, notifyRemoved, notifyStored } from './indexing.ts';
 import { isInternalPath } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
-import type { RepoConfig } from './repositories.service.ts';
+import { type RepoConfig, upstreamProxy } from './repositories.service.ts';
 import { HEAD_BYTES, kindOfPath, kindRefusal, UpstreamRefusal } from './upstream-kind.ts';
 
 export type FetchOutcome =
@@ -181,7 +181,7 @@ export class RemoteFetcher {
       headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
     this.upstreamRequests += 1;
     try {
-      return await ctx.outbound.fetch(url, { headers, proxy: remote.proxy });
+      return await ctx.outbound.fetch(url, { headers, proxy: upstreamProxy(remote) });
     } catch (err) {
       ctx.log.warn({ repo: repo.key, path, err: (err as Error).message }, 'upstream request failed');
       throw new UpstreamError(

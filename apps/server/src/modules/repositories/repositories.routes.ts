@@ -90,6 +90,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
         },
       },
       async (request, reply) => {
+        if (request.body.proxy) await ctx.checkProxyKey?.(request.body.proxy);
         const repo = await createRepository(
           ctx.db,
           ctx.formats,
@@ -115,6 +116,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
         },
       },
       async (request) => {
+        if (request.body.proxy) await ctx.checkProxyKey?.(request.body.proxy);
         const repo = await updateRepositoryConfig(
           ctx.db,
           ctx.formats,

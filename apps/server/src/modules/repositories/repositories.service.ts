@@ -33,6 +33,8 @@ export interface RemoteSettings {
   url: string;
   username?: string;
   proxy?: string;
+  /** Direct, even when a default proxy is configured (Artifactory's `disableProxy`). */
+  disableProxy?: boolean;
   offline: boolean;
   retrievalCachePeriodSecs: number;
   missedRetrievalCachePeriodSecs: number;
@@ -80,12 +82,18 @@ const REMOTE_FIELDS = [
   'username',
   'password',
   'proxy',
+  'disableProxy',
   'offline',
   'retrievalCachePeriodSecs',
   'missedRetrievalCachePeriodSecs',
   'storeArtifactsLocally',
   'namespaceConfusionProtection',
 ] as const;
+/** The outbound client's proxy choice for a remote: none, the one it names, or (undefined) the default. */
+export function upstreamProxy(remote: RemoteSettings): string | null | undefined {
+  return remote.disableProxy ? null : remote.proxy;
+}
+
 const VIRTUAL_FIELDS = ['repositories', 'defaultDeploymentRepo', 'allowRemoteOverride'] as const;
 const MAVEN_FIELDS = ['handleReleases', 'handleSnapshots', 'allowReleaseRedeploy'] as const;
 const DEFAULT_LOCK_KEY = 0x67726e7265706fn; // 'grnrepo'
@@ -131,6 +139,7 @@ export function toRepository(repo: RepoConfig): Repository {
           url: remote.url,
           ...(remote.username ? { username: remote.username } : {}),
           ...(remote.proxy ? { proxy: remote.proxy } : {}),
+          disableProxy: remote.disableProxy ?? false,
           offline: remote.offline,
           retrievalCachePeriodSecs: remote.retrievalCachePeriodSecs,
           missedRetrievalCachePeriodSecs: remote.missedRetrievalCachePeriodSecs,
@@ -402,6 +411,7 @@ async function buildConfig(
       url: checkUrl(body.url ?? prev?.url),
       username: body.username !== undefined ? body.username || undefined : prev?.username,
       proxy: body.proxy !== undefined ? body.proxy || undefined : prev?.proxy,
+      disableProxy: body.disableProxy ?? prev?.disableProxy ?? false,
       offline: body.offline ?? prev?.offline ?? false,
       retrievalCachePeriodSecs: body.retrievalCachePeriodSecs ?? prev?.retrievalCachePeriodSecs ?? 7200,
       missedRetrievalCachePeriodSecs:

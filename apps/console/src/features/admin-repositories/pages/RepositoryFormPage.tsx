@@ -41,6 +41,9 @@ const RCLASSES: readonly string[] = ['local', 'remote', 'virtual'];
 const TITLE: Record<RClass, string> = { local: 'Local', remote: 'Remote', virtual: 'Virtual' };
 const LIST = '/admin/repositories';
 
+/** The proxy choice that means "connect directly" (a proxy key never starts with a space). */
+const NO_PROXY = ' none';
+
 interface RepositoryForm {
   key: string;
   description: string;
@@ -50,7 +53,7 @@ interface RepositoryForm {
   url: string;
   username: string;
   password: string;
-  /** A configured proxy's key; '' the default proxy (issue 15). */
+  /** A configured proxy's key; '' the default proxy; NO_PROXY direct (`disableProxy`, issue 15). */
   proxy: string;
   offline: boolean;
   retrievalCachePeriodSecs: number;
@@ -170,7 +173,8 @@ function RepositoryEditor({
       Object.assign(body, {
         url: v.url.trim(),
         username: v.username,
-        proxy: v.proxy,
+        proxy: v.proxy === NO_PROXY ? '' : v.proxy,
+        disableProxy: v.proxy === NO_PROXY,
         offline: v.offline,
         retrievalCachePeriodSecs: v.retrievalCachePeriodSecs,
         missedRetrievalCachePeriodSecs: v.missedRetrievalCachePeriodSecs,
@@ -231,7 +235,7 @@ function RepositoryEditor({
             url: repository?.url ?? '',
             username: repository?.username ?? '',
             password: '',
-            proxy: repository?.proxy ?? '',
+            proxy: repository?.disableProxy ? NO_PROXY : (repository?.proxy ?? ''),
             offline: repository?.offline ?? false,
             retrievalCachePeriodSecs: repository?.retrievalCachePeriodSecs ?? 7200,
             missedRetrievalCachePeriodSecs: repository?.missedRetrievalCachePeriodSecs ?? 1800,
@@ -281,6 +285,7 @@ function RepositoryEditor({
                   loading={proxies.isPending}
                   options={[
                     { value: '', label: 'Default proxy' },
+                    { value: NO_PROXY, label: 'No proxy (connect directly)' },
                     ...(proxies.data ?? []).map((p) => ({
                       value: p.key,
                       label: `${p.key} (${p.host}:${p.port})`,

@@ -145,7 +145,7 @@ describe('issue 15 support bundles (spec 001 §3, §7)', () => {
     expect(system.disk.totalBytes).toBeGreaterThan(0);
   });
 
-  it('plants secrets (admin password, an access token, a remote password, a webhook secret, AWS_SECRET_ACCESS_KEY) and finds none of them in the bundle', async () => {
+  it('issue 15 acceptance: plants secrets (admin password, an access token, a remote password, a webhook secret, a proxy password, AWS_SECRET_ACCESS_KEY) and finds none of them in the bundle', async () => {
     const token = (
       await t.app.inject({
         method: 'POST',
@@ -191,6 +191,15 @@ describe('issue 15 support bundles (spec 001 §3, §7)', () => {
     });
     expect(hook.statusCode, hook.body).toBe(201);
 
+    const proxyPassword = `proxy-${randomBytes(12).toString('hex')}`;
+    const proxy = await t.app.inject({
+      method: 'PUT',
+      url: '/api/proxies/planted-proxy',
+      headers: { authorization: ADMIN },
+      payload: { host: '127.0.0.1', port: 3128, username: 'p', password: proxyPassword },
+    });
+    expect(proxy.statusCode, proxy.body).toBe(201);
+
     const created = await generate(
       { configuration: true, system: true, logs: { include: true }, thread_dump: { count: 1, interval: 0 } },
       'planted',
@@ -198,7 +207,14 @@ describe('issue 15 support bundles (spec 001 §3, §7)', () => {
     expect((await waitForStatus(t, created.id, (s) => s !== 'in progress')).status).toBe('success');
     const entries = await unzip(await download(created.id));
 
-    const planted = { admin: TEST_ADMIN_PASSWORD, token, remotePassword, webhookSecret, awsSecret };
+    const planted = {
+      admin: TEST_ADMIN_PASSWORD,
+      token,
+      remotePassword,
+      webhookSecret,
+      proxyPassword,
+      awsSecret,
+    };
     for (const [what, secret] of Object.entries(planted)) {
       const forms = [
         secret,
@@ -216,6 +232,7 @@ describe('issue 15 support bundles (spec 001 §3, §7)', () => {
     expect(repos).toContain('planted-remote');
     expect(repos).toContain('**redacted**');
     expect(entries.get('configuration/webhooks.json')!.toString()).toContain('planted-hook');
+    expect(entries.get('configuration/proxies.json')!.toString()).toContain('planted-proxy');
     const settings = JSON.parse(entries.get('configuration/settings.json')!.toString());
     expect(settings.resolved.adminPassword).toBe('**redacted**');
     const manifest = JSON.parse(entries.get('manifest.json')!.toString()) as Manifest;
