@@ -107,7 +107,9 @@ export async function registerSystem(
   await app.register(healthRoutes(services.health, { db: database.db, jobs: platform.jobs }));
   await app.register(systemRoutes(services));
   await app.register(jobsRoutes(platform.jobs));
-  await registerSupport(app, services.support, platform, readNodeId(config.home));
+  await registerSupport(app, services.support, platform, readNodeId(config.home), () =>
+    services.nodes.list(),
+  );
   await app.register(logsRoutes({ files: new LogFiles(logging), nodes: () => services.nodes.list() }));
   registerSystemMetrics(platform.metrics, platform.jobs, services.health);
   await app.register(metricsRoutes(platform.metrics));

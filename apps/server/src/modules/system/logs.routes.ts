@@ -9,7 +9,8 @@ import {
 } from '@granary/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { checkLogService, forwardLogRequest, type LogFiles } from './logs.service.ts';
+import { checkLogService, type LogFiles } from './logs.service.ts';
+import { forwardToNode, nodeToAsk } from './node-forward.ts';
 
 const V1 = '/ui/api/v1';
 const tags = ['system'];
@@ -33,14 +34,9 @@ export function logsRoutes(deps: {
       reply: FastifyReply,
       nodeId: string | undefined,
     ): Promise<boolean> => {
-      const forwarded = await forwardLogRequest({
-        nodeId,
-        nodes: deps.nodes,
-        url: request.url,
-        headers: request.headers,
-      });
-      if (!forwarded) return false;
-      await reply.code(forwarded.status).header('content-type', forwarded.contentType).send(forwarded.body);
+      const node = await nodeToAsk(nodeId, deps.nodes, request, 'its logs');
+      if (!node) return false;
+      await forwardToNode(node, request, reply, 'its logs');
       return true;
     };
     const headerNode = (request: FastifyRequest): string | undefined => {

@@ -3,21 +3,16 @@ import { type FileHandle, open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   LOG_DEFAULT_REFRESH_MS,
-  LOG_FORWARDED_HEADER,
   LOG_READ_MAX_BYTES,
   LOG_SERVICES,
   type LogConfig,
   type LogData,
-  type NodeStatus,
-  OFFLINE_NODE_STATUS,
 } from '@granary/contracts';
-import { InvalidError, NotFoundError, UpstreamError } from '../../platform/errors.ts';
+import { InvalidError, NotFoundError } from '../../platform/errors.ts';
 import { LOG_FILES, type Logging } from '../../platform/logger/index.ts';
 
 /** A log file's name as the logger writes it: `server.log`, and its rotations `server.1.log`, `server.2.log`, … */
 const LOG_NAME = /^([a-z][a-z0-9_-]{0,63})(?:\.(\d{1,4}))?\.log$/;
-/** How long a node waits for another node's answer to a forwarded log request. */
-export const LOG_FORWARD_TIMEOUT_MS = 5_000;
 
 /** A log file's identity on disk: it stays with the file when it is renamed by a rotation. */
 function identityOf(st: Stats): string {
@@ -183,61 +178,5 @@ async function readChunk(
 export function checkLogService(logType: string): void {
   if (!(LOG_SERVICES as readonly string[]).includes(logType)) {
     throw new NotFoundError(`No service '${logType}': logs are kept for ${LOG_SERVICES.join(', ')}`);
-  }
-}
-
-export interface ForwardedAnswer {
-  status: number;
-  contentType: string;
-  body: string;
-}
-
-/**
- * Where a log request for `nodeId` is answered: here (`null`), or on another node sharing the database,
- * by forwarding the caller's request (its path and its credentials, so that node checks admin itself) to
- * that node's internal URL. A forwarded request is never forwarded again.
- */
-export async function forwardLogRequest(opts: {
-  nodeId: string | undefined;
-  nodes: () => Promise<NodeStatus[]>;
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-  timeoutMs?: number;
-}): Promise<ForwardedAnswer | null> {
-  const { nodeId } = opts;
-  if (!nodeId) return null;
-  const nodes = await opts.nodes();
-  const node = nodes.find((n) => n.node_id === nodeId);
-  if (!node) throw new NotFoundError(`No node '${nodeId}' in this installation`);
-  if (node.current) return null;
-  if (opts.headers[LOG_FORWARDED_HEADER]) {
-    throw new UpstreamError(
-      `Node '${nodeId}' was asked through another node, but its internal URL ${node.url} leads elsewhere`,
-    );
-  }
-  if (node.status === OFFLINE_NODE_STATUS) {
-    throw new UpstreamError(`Node '${nodeId}' is Offline: its logs cannot be read now`);
-  }
-  const headers: Record<string, string> = { [LOG_FORWARDED_HEADER]: '1', accept: 'application/json' };
-  for (const h of ['authorization', 'cookie']) {
-    const v = opts.headers[h];
-    if (typeof v === 'string') headers[h] = v;
-  }
-  const target = `${node.url.replace(/\/+$/, '')}${opts.url}`;
-  try {
-    // The URL comes from the nodes table (each node registers its own), never from the request.
-    const res = await fetch(target, {
-      headers,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(opts.timeoutMs ?? LOG_FORWARD_TIMEOUT_MS),
-    });
-    const body = await res.text();
-    if (res.status >= 500 || res.status === 0 || (res.status >= 300 && res.status < 400)) {
-      throw new Error(`answered ${res.status}`);
-    }
-    return { status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', body };
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new UpstreamError(`Node '${nodeId}' at ${node.url} could not be reached for its logs: ${why}`);
   }
 }

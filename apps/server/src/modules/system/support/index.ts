@@ -1,3 +1,4 @@
+import type { NodeStatus } from '@granary/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../../platform/platform.ts';
 import type { AccessModule } from '../../access/index.ts';
@@ -46,7 +47,8 @@ export async function registerSupport(
   support: SupportBundles,
   platform: Platform,
   nodeId: string,
+  nodes: () => Promise<NodeStatus[]>,
 ): Promise<void> {
-  await app.register(supportRoutes(support, { nodeId, baseUrl: platform.config.baseUrl }));
+  await app.register(supportRoutes(support, { nodeId, baseUrl: platform.config.baseUrl, nodes }));
   await support.start();
 }

@@ -1,9 +1,15 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
-import { SUPPORT_BUNDLE_STATUSES, supportBundleRequestSchema, supportBundleSchema } from '@granary/contracts';
+import {
+  type NodeStatus,
+  SUPPORT_BUNDLE_STATUSES,
+  supportBundleRequestSchema,
+  supportBundleSchema,
+} from '@granary/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicBaseUrl } from '../../../platform/http/base-url.ts';
+import { forwardToNode, nodeToAsk } from '../node-forward.ts';
 import type { SupportBundles } from './support.service.ts';
 
 const tags = ['system'];
@@ -22,12 +28,25 @@ const createdSchema = z.object({
  */
 export function supportRoutes(
   bundles: SupportBundles,
-  opts: { nodeId: string; baseUrl?: string },
+  opts: { nodeId: string; baseUrl?: string; nodes: () => Promise<NodeStatus[]> },
 ): FastifyPluginAsyncZod {
   const serviceId = `granary@${opts.nodeId}`;
   const archiveUrl = (request: FastifyRequest, id: string) =>
     `${publicBaseUrl(request, opts.baseUrl)}${API}/bundle/${encodeURIComponent(id)}/archive`;
-  const sendArchive = async (id: string, reply: FastifyReply) => {
+  /**
+   * A bundle's zip is kept by the node that generated it: another node answers by asking that one
+   * (streamed through). Deleting through another node removes the bundle at once; its zip goes when
+   * its node next starts if that node cannot be asked now.
+   */
+  const ownerNode = async (id: string, request: FastifyRequest) => {
+    const owner = await bundles.ownerOf(id);
+    return owner && owner !== opts.nodeId
+      ? nodeToAsk(owner, opts.nodes, request, 'the support bundle')
+      : null;
+  };
+  const sendArchive = async (id: string, request: FastifyRequest, reply: FastifyReply) => {
+    const owner = await ownerNode(id, request);
+    if (owner) return forwardToNode(owner, request, reply, 'the support bundle', 30_000);
     const archive = await bundles.archive(id);
     return reply
       .type('application/zip')
@@ -35,6 +54,16 @@ export function supportRoutes(
       .header('content-disposition', `attachment; filename="${archive.name}"`)
       .header('cache-control', 'no-store')
       .send(createReadStream(archive.file));
+  };
+
+  const removeBundle = async (id: string, request: FastifyRequest, reply: FastifyReply) => {
+    const owner = await ownerNode(id, request).catch(() => null);
+    if (owner) {
+      const answered = await forwardToNode(owner, request, reply, 'the support bundle').catch(() => null);
+      if (answered) return answered;
+    }
+    await bundles.delete(id);
+    return reply.code(204).send();
   };
 
   return async (app) => {
@@ -67,10 +96,7 @@ export function supportRoutes(
     app.delete(
       `${UI}/deleteBundle/:id`,
       { config: { access: 'admin' }, schema: { tags, summary: 'Delete a support bundle', params: idParams } },
-      async (request, reply) => {
-        await bundles.delete(request.params.id);
-        return reply.code(204).send();
-      },
+      async (request, reply) => removeBundle(request.params.id, request, reply),
     );
     app.get(
       `${UI}/downloadBundle/:id`,
@@ -78,7 +104,7 @@ export function supportRoutes(
         config: { access: 'admin' },
         schema: { tags, summary: 'Download a support bundle (zip)', params: idParams },
       },
-      async (request, reply) => sendArchive(request.params.id, reply),
+      async (request, reply) => sendArchive(request.params.id, request, reply),
     );
 
     // --- Artifactory's public API -----------------------------------------------------------------
@@ -168,15 +194,12 @@ export function supportRoutes(
         config: { access: 'admin' },
         schema: { tags, summary: 'Download a support bundle (zip)', params: idParams },
       },
-      async (request, reply) => sendArchive(request.params.id, reply),
+      async (request, reply) => sendArchive(request.params.id, request, reply),
     );
     app.delete(
       `${API}/bundle/:id`,
       { config: { access: 'admin' }, schema: { tags, summary: 'Delete a support bundle', params: idParams } },
-      async (request, reply) => {
-        await bundles.delete(request.params.id);
-        return reply.code(204).send();
-      },
+      async (request, reply) => removeBundle(request.params.id, request, reply),
     );
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { rm, stat, statfs } from 'node:fs/promises';
+import { readdir, rm, stat, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -90,6 +90,7 @@ export class SupportBundles {
     if (failed.length > 0)
       this.deps.log.warn({ bundles: failed }, 'support bundles interrupted by a restart were marked failed');
     await removeLeftovers(this.dir);
+    await this.removeOrphans();
     this.deps.jobs.queue<{ id: string }>({
       name: SUPPORT_BUNDLE_QUEUE,
       maxAttempts: 3,
@@ -127,6 +128,31 @@ export class SupportBundles {
     return toBundle(row);
   }
 
+  /** The node that keeps the bundle's zip (the one that generated it), or null before one claimed its job. */
+  async ownerOf(id: string): Promise<string | null> {
+    const row = await findBundleRow(this.deps.db, id);
+    if (!row) throw new NotFoundError(`No support bundle ${id}`);
+    return row.nodeId;
+  }
+
+  /**
+   * Zips of this node whose bundle is gone: deleted through another node while this one was down
+   * (that node could not reach this one's files).
+   */
+  private async removeOrphans(): Promise<void> {
+    const known = new Set((await listBundleRows(this.deps.db)).map((r) => r.id));
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const orphans = names.filter(
+      (n) => n.endsWith('.zip') && !n.startsWith('.') && !known.has(n.slice(0, -4)),
+    );
+    for (const name of orphans) await rm(path.join(this.dir, name), { force: true });
+    if (orphans.length > 0)
+      this.deps.log.info(
+        { removed: orphans },
+        'removed the zips of support bundles deleted through another node',
+      );
+  }
+
   /** Deletes the bundle and its zip (a generation in progress discards its result). */
   async delete(id: string): Promise<void> {
     const row = await deleteBundleRow(this.deps.db, id);
@@ -136,7 +162,7 @@ export class SupportBundles {
     else
       this.deps.log.warn(
         { bundle: id, node: row.nodeId },
-        'support bundle deleted; its zip stays on the node that generated it until that node removes it',
+        'support bundle deleted; its zip is removed when the node that generated it next starts',
       );
   }
 
@@ -148,9 +174,7 @@ export class SupportBundles {
     if (row.status !== 'success')
       throw new ConflictError(`The support bundle failed: ${row.error ?? 'unknown'}`);
     if (row.nodeId !== this.deps.nodeId)
-      throw new NotFoundError(
-        `The support bundle is stored on node ${row.nodeId}: download it from that node`,
-      );
+      throw new NotFoundError(`The support bundle is stored on node ${row.nodeId}, not this one`);
     const file = bundleFile(this.dir, id);
     const s = await stat(file).catch(() => null);
     if (!s) throw new NotFoundError(`The support bundle's file is missing from ${this.dir}`);

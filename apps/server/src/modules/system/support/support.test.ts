@@ -12,6 +12,7 @@ import {
   TEST_ADMIN_PASSWORD,
   type TestApp,
 } from '../../../testing/index.ts';
+import { freePort } from '../../../testing/server-process.ts';
 
 const ADMIN = basicAuth('admin', TEST_ADMIN_PASSWORD);
 
@@ -412,5 +413,60 @@ describe('issue 15 support bundles: restarts', () => {
     } finally {
       await rm(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('issue 15 support bundles with two nodes on one database', () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    const [dbA, dbB] = await createTestDatabasePair();
+    const [portA, portB] = [await freePort(), await freePort()];
+    a = await createTestApp({ port: portA, nodeUrl: `http://127.0.0.1:${portA}` }, { database: dbA });
+    b = await createTestApp({ port: portB, nodeUrl: `http://127.0.0.1:${portB}` }, { database: dbB });
+    await a.app.listen({ port: portA, host: '127.0.0.1' });
+    await b.app.listen({ port: portB, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('issue 15: a bundle made on one node downloads through either node (the other asks its maker), and deleting through the other node removes its zip', async () => {
+    const res = await a.app.inject({
+      method: 'POST',
+      url: '/api/system/support/bundle',
+      headers: { authorization: ADMIN },
+      payload: { name: 'two-nodes', parameters: { configuration: true, system: true } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().id as string;
+    expect((await waitForStatus(a, id, (s) => s !== 'in progress')).status).toBe('success');
+    const zip = `support/${id}.zip`;
+    const [maker, other] = existsSync(path.join(a.home, zip)) ? [a, b] : [b, a];
+    expect(existsSync(path.join(maker.home, zip))).toBe(true);
+    expect(existsSync(path.join(other.home, zip))).toBe(false);
+
+    const get = (app: TestApp) =>
+      app.app.inject({ url: `/api/system/support/bundle/${id}/archive`, headers: { authorization: ADMIN } });
+    const direct = await get(maker);
+    const relayed = await get(other);
+    expect(relayed.statusCode, relayed.body).toBe(200);
+    expect(relayed.headers['content-type']).toBe('application/zip');
+    expect(relayed.headers['content-disposition']).toContain('.zip');
+    expect(relayed.rawPayload.equals(direct.rawPayload)).toBe(true);
+    // The maker checks admin itself: a non-admin's request, relayed, is refused.
+    expect((await other.app.inject({ url: `/api/system/support/bundle/${id}/archive` })).statusCode).toBe(
+      401,
+    );
+
+    const removed = await other.app.inject({
+      method: 'DELETE',
+      url: `/ui/api/v1/ui/userSupport/deleteBundle/${id}`,
+      headers: { authorization: ADMIN },
+    });
+    expect(removed.statusCode).toBe(204);
+    expect(existsSync(path.join(maker.home, zip))).toBe(false);
+    expect((await get(maker)).statusCode).toBe(404);
   });
 });
