@@ -130,4 +130,39 @@ describe('support zone (spec 001 §2 support-zone)', () => {
     });
     expect(toBundleRequest({ ...base, count: 1 }).name).toBe('n');
   });
+
+  it('spec 001 §2: the support-bundle logs screen shows the waiting-for-logs message until the log arrives, then the log', async () => {
+    let release: () => void = () => {};
+    const arrived = new Promise<void>((r) => {
+      release = r;
+    });
+    server.use(
+      http.get(apiUrl('system/status/nodes'), () =>
+        HttpResponse.json({ nodes: [{ node_id: 'node-1', status: 'Online', current: true }] }),
+      ),
+      http.get(apiUrl('system/logs/config/granary'), () =>
+        HttpResponse.json({ logs: ['server.log'], refresh_rate_millis: 10000 }),
+      ),
+      http.get(apiUrl('system/logs/data/granary'), async () => {
+        await arrived;
+        return HttpResponse.json({
+          log_content: 'a line of server.log\n',
+          file_size: 21,
+          file_id: 'f1',
+          last_update_modified: 1,
+          last_update_label: 2,
+        });
+      }),
+    );
+    renderApp('/admin/support-zone');
+    fireEvent.click(await screen.findByRole('tab', { name: 'Logs' }));
+    expect(await screen.findByText('Waiting for logs…')).toBeTruthy();
+    release();
+    await waitFor(() =>
+      expect((screen.getByLabelText('Log content') as HTMLTextAreaElement).value).toContain(
+        'a line of server.log',
+      ),
+    );
+    expect(screen.queryByText('Waiting for logs…')).toBeNull();
+  });
 });

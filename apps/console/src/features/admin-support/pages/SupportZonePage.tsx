@@ -21,10 +21,12 @@ import {
   Skeleton,
   Space,
   Table,
+  Tabs,
   Typography,
 } from 'antd';
 import { useCallback, useState } from 'react';
 import { AdminPage } from '../../../shared/components/AdminPage.tsx';
+import { LogViewer } from '../../admin-logs/components/LogViewer.tsx';
 import { useBundleCreation } from '../hooks/useBundleCreation.ts';
 import {
   type BundleForm,
@@ -116,74 +118,96 @@ export function SupportZonePage() {
         </Button>
       }
     >
-      <Card variant="borderless">
-        <Flex vertical gap="middle">
-          <Typography.Paragraph style={{ margin: 0 }}>
-            A support bundle is a zip of this server&apos;s logs, configuration, system information and thread
-            dumps, with every password, token, key and secret removed, for whoever helps you diagnose a
-            problem.
-          </Typography.Paragraph>
-          {query.isPending && <Skeleton active />}
-          {!query.isPending && rows.length === 0 && <Empty description="No support bundles yet." />}
-          {rows.length > 0 && (
-            <Table<SupportBundle>
-              rowKey="id"
-              dataSource={rows}
-              pagination={{ pageSize: 25, hideOnSinglePage: true }}
-              rowClassName={(b) => (placeholderIds.has(b.id) ? 'support-bundle-placeholder' : '')}
-              columns={[
-                { title: 'Status', key: 'status', render: (_, b) => <BundleStatus status={b.status} /> },
-                {
-                  title: 'Name',
-                  key: 'name',
-                  render: (_, b) => (
-                    <Flex vertical>
-                      <Typography.Text strong>{b.name}</Typography.Text>
-                      {b.description && <Typography.Text type="secondary">{b.description}</Typography.Text>}
-                    </Flex>
-                  ),
-                },
-                {
-                  title: 'Created',
-                  key: 'created',
-                  render: (_, b) => new Date(b.create_date).toLocaleString(),
-                },
-                { title: 'Size', key: 'size', render: (_, b) => formatSize(b.size) },
-                {
-                  title: 'Actions',
-                  key: 'actions',
-                  render: (_, b) =>
-                    placeholderIds.has(b.id) ? null : (
-                      <Space size="small" wrap>
-                        {b.status === 'success' && (
-                          <Button
-                            size="small"
-                            icon={<DownloadOutlined />}
-                            href={downloadUrl(b.id)}
-                            target="_blank"
-                            aria-label={`Download ${b.name}`}
-                          >
-                            Download
-                          </Button>
-                        )}
-                        <Popconfirm
-                          title={`Delete support bundle ${b.name}?`}
-                          okText="Delete"
-                          okButtonProps={{ danger: true }}
-                          onConfirm={() => remove.mutateAsync(b.id).then(reload)}
-                        >
-                          <Button size="small" danger aria-label={`Delete ${b.name}`}>
-                            Delete
-                          </Button>
-                        </Popconfirm>
-                      </Space>
-                    ),
-                },
-              ]}
-            />
-          )}
-        </Flex>
-      </Card>
+      <Tabs
+        items={[
+          {
+            key: 'bundles',
+            label: 'Support bundles',
+            children: (
+              <Card variant="borderless">
+                <Flex vertical gap="middle">
+                  <Typography.Paragraph style={{ margin: 0 }}>
+                    A support bundle is a zip of this server&apos;s logs, configuration, system information
+                    and thread dumps, with every password, token, key and secret removed, for whoever helps
+                    you diagnose a problem.
+                  </Typography.Paragraph>
+                  {query.isPending && <Skeleton active />}
+                  {!query.isPending && rows.length === 0 && <Empty description="No support bundles yet." />}
+                  {rows.length > 0 && (
+                    <Table<SupportBundle>
+                      rowKey="id"
+                      dataSource={rows}
+                      pagination={{ pageSize: 25, hideOnSinglePage: true }}
+                      rowClassName={(b) => (placeholderIds.has(b.id) ? 'support-bundle-placeholder' : '')}
+                      columns={[
+                        {
+                          title: 'Status',
+                          key: 'status',
+                          render: (_, b) => <BundleStatus status={b.status} />,
+                        },
+                        {
+                          title: 'Name',
+                          key: 'name',
+                          render: (_, b) => (
+                            <Flex vertical>
+                              <Typography.Text strong>{b.name}</Typography.Text>
+                              {b.description && (
+                                <Typography.Text type="secondary">{b.description}</Typography.Text>
+                              )}
+                            </Flex>
+                          ),
+                        },
+                        {
+                          title: 'Created',
+                          key: 'created',
+                          render: (_, b) => new Date(b.create_date).toLocaleString(),
+                        },
+                        { title: 'Size', key: 'size', render: (_, b) => formatSize(b.size) },
+                        {
+                          title: 'Actions',
+                          key: 'actions',
+                          render: (_, b) =>
+                            placeholderIds.has(b.id) ? null : (
+                              <Space size="small" wrap>
+                                {b.status === 'success' && (
+                                  <Button
+                                    size="small"
+                                    icon={<DownloadOutlined />}
+                                    href={downloadUrl(b.id)}
+                                    target="_blank"
+                                    aria-label={`Download ${b.name}`}
+                                  >
+                                    Download
+                                  </Button>
+                                )}
+                                <Popconfirm
+                                  title={`Delete support bundle ${b.name}?`}
+                                  okText="Delete"
+                                  okButtonProps={{ danger: true }}
+                                  onConfirm={() => remove.mutateAsync(b.id).then(reload)}
+                                >
+                                  <Button size="small" danger aria-label={`Delete ${b.name}`}>
+                                    Delete
+                                  </Button>
+                                </Popconfirm>
+                              </Space>
+                            ),
+                        },
+                      ]}
+                    />
+                  )}
+                </Flex>
+              </Card>
+            ),
+          },
+          {
+            key: 'logs',
+            label: 'Logs',
+            // spec 001 §2: the support-bundle logs screen is the log viewer with a waiting-for-logs message.
+            children: <LogViewer waitingMessage="Waiting for logs…" />,
+          },
+        ]}
+      />
       <Modal
         title="Create Support Bundle"
         open={open}
