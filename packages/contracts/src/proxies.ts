@@ -96,4 +96,19 @@ export const reverseProxySettingsSchema = z
   })
   .refine((v) => v.useHttp || v.useHttps, { message: PROXY_MESSAGES.noListener, path: ['useHttp'] });
 export type ReverseProxySettings = z.infer<typeof reverseProxySettingsSchema>;
+
+/** The reverse proxy settings as the server answers them (every field present). */
+export const reverseProxyAnswerSchema = z.object({
+  webServerType: z.literal('nginx'),
+  serverName: z.string(),
+  dockerReverseProxyMethod: z.enum(DOCKER_REVERSE_PROXY_METHODS),
+  reverseProxyRepositories: z.array(reverseProxyRepositorySchema),
+  useHttps: z.boolean(),
+  useHttp: z.boolean(),
+  httpsPort: z.number(),
+  httpPort: z.number(),
+  sslCertificate: z.string(),
+  sslKey: z.string(),
+  upstreamUrl: z.string(),
+});
 export type ReverseProxySettingsInput = z.input<typeof reverseProxySettingsSchema>;

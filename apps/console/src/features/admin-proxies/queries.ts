@@ -4,7 +4,7 @@ import {
   proxySchema,
   type ReverseProxySettings,
   type ReverseProxySettingsInput,
-  reverseProxyRepositorySchema,
+  reverseProxyAnswerSchema,
 } from '@granary/contracts';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
@@ -25,19 +25,7 @@ export const proxyKeys = {
   snippet: ['admin', 'proxies', 'reverse', 'snippet'] as const,
 };
 
-const reverseProxySchema = z.looseObject({
-  webServerType: z.literal('nginx'),
-  serverName: z.string(),
-  dockerReverseProxyMethod: z.enum(['repoPathPrefix', 'subDomain', 'portPerRepo']),
-  reverseProxyRepositories: z.array(reverseProxyRepositorySchema),
-  useHttps: z.boolean(),
-  useHttp: z.boolean(),
-  httpsPort: z.number(),
-  httpPort: z.number(),
-  sslCertificate: z.string(),
-  sslKey: z.string(),
-  upstreamUrl: z.string(),
-});
+const reverseProxySchema = reverseProxyAnswerSchema.loose();
 
 export const proxiesQueryOptions = () =>
   queryOptions({

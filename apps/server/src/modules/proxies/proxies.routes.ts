@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
-import { DOCKER_REVERSE_PROXY_METHODS, proxySchema, reverseProxyRepositorySchema } from '@granary/contracts';
+import { proxySchema, reverseProxyAnswerSchema } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -34,19 +34,7 @@ const deleted = z.object({
   key: z.string(),
   cleared: z.array(z.object({ kind: z.string(), name: z.string() })),
 });
-const reverseProxyAnswer = z.object({
-  webServerType: z.literal('nginx'),
-  serverName: z.string(),
-  dockerReverseProxyMethod: z.enum(DOCKER_REVERSE_PROXY_METHODS),
-  reverseProxyRepositories: z.array(reverseProxyRepositorySchema),
-  useHttps: z.boolean(),
-  useHttp: z.boolean(),
-  httpsPort: z.number(),
-  httpPort: z.number(),
-  sslCertificate: z.string(),
-  sslKey: z.string(),
-  upstreamUrl: z.string(),
-});
+const reverseProxyAnswer = reverseProxyAnswerSchema;
 // Bodies are checked by the services (the contracts' rules and messages); the schema only says "an object".
 const anyBody = z.record(z.string(), z.unknown());
 
