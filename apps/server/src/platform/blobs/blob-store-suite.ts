@@ -267,9 +267,17 @@ export function describeBlobStore(
       await expect(f.store.put(failing())).rejects.toBe(boom);
       await expectNothingStored();
 
-      const stream = new Readable({ read() {} });
-      stream.push(randomBytes(100_000));
-      setTimeout(() => stream.destroy(new Error('socket hang up')), 20);
+      // The stream fails once the store is reading it (a client hanging up mid-upload);
+      // failing on a timer instead raced a slow machine: the error could come before
+      // put() had attached its listeners, an uncaught exception rather than a refusal.
+      let reads = 0;
+      const stream = new Readable({
+        read() {
+          reads += 1;
+          if (reads === 1) this.push(randomBytes(100_000));
+          else setImmediate(() => this.destroy(new Error('socket hang up')));
+        },
+      });
       await expect(f.store.put(stream)).rejects.toThrow('socket hang up');
       await expectNothingStored();
     });
