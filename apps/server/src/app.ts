@@ -17,6 +17,7 @@ import { registerAccessAuthentication, registerAccessRoutes } from './modules/ac
 import { registerPackages } from './modules/packages/index.ts';
 import { registerProxies } from './modules/proxies/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
+import { registerScanning } from './modules/scanning/index.ts';
 import { registerSearch } from './modules/search/index.ts';
 import { registerSystem } from './modules/system/index.ts';
 import { readNodeId } from './modules/system/nodes.service.ts';
@@ -212,6 +213,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await registerSearch(app, app.repositories);
     const webhooks = await registerWebhooks(app, app.granary, access);
     await registerProxies(app, app.granary, access, { repositories: app.repositories, webhooks });
+    await registerScanning(app, app.granary, access, { webhooks });
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {
