@@ -63,3 +63,33 @@ export interface ComponentQuery {
   name: string;
   version: string;
 }
+
+/** One vulnerability of one component of a scanned artifact. */
+export interface ComponentFinding {
+  /** the component's purl */
+  purl: string;
+  finding: Finding;
+}
+
+/**
+ * The scan of one stored artifact (a package version's lead file, an image's manifest): what the scan
+ * pipeline (`scans/`) stores and hands to the policies (`policies/`) after each scan or re-match.
+ */
+export interface ScanRecord {
+  repositoryId: string;
+  repoKey: string;
+  packageType: string;
+  path: string;
+  sha256: string;
+  /** spec 001 §3 scan status strings */
+  status: 'scan failed' | 'not supported' | 'in progress' | 'not scanned' | 'scanned';
+  error: string | null;
+  scannedAt: Date | null;
+  /** the artifact as a component and what it contains; null until scanned */
+  artifact: ExtractedArtifact | null;
+  /** vulnerabilities of the root and of every component */
+  findings: ComponentFinding[];
+}
+
+/** Called after a scan or a re-match stored its record (policies evaluate watches there). */
+export type ScanListener = (scan: ScanRecord) => Promise<void>;
