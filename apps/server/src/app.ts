@@ -213,7 +213,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await registerSearch(app, app.repositories);
     const webhooks = await registerWebhooks(app, app.granary, access);
     await registerProxies(app, app.granary, access, { repositories: app.repositories, webhooks });
-    await registerScanning(app, app.granary, access, { webhooks });
+    await registerScanning(app, app.granary);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

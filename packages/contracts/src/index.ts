@@ -5,6 +5,7 @@ export * from './logs.ts';
 export * from './packages.ts';
 export * from './proxies.ts';
 export * from './repositories.ts';
+export * from './scan-policies.ts';
 export * from './scanning.ts';
 export * from './service-status.ts';
 export * from './support.ts';

@@ -50,6 +50,8 @@ export const advisoryImportResultSchema = z.object({
   ecosystems: z.record(z.string(), z.number().int()),
   /** records left as they were (same `modified`) */
   unchanged: z.number().int().optional(),
+  /** records that could not be read (counted and skipped) */
+  skipped: z.number().int().optional(),
 });
 export type AdvisoryImportResult = z.infer<typeof advisoryImportResultSchema>;
 

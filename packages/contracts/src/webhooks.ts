@@ -155,8 +155,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'policy',
     title: 'Security policies',
     criteria: 'none',
-    available: false,
-    note: 'Produced once scanning lands (issue 16).',
+    available: true,
     event_types: [{ type: 'violation', title: 'Policy was violated' }],
   },
   {

@@ -18,6 +18,7 @@ import { projectSettingsRoutes } from '../features/project-settings/routes.tsx';
 import { releaseBundlesRoutes } from '../features/release-bundles/routes.tsx';
 import { repositoriesRoutes } from '../features/repositories/routes.tsx';
 import { searchRoutes } from '../features/search/routes.tsx';
+import { securityRoutes } from '../features/security/routes.tsx';
 import { adminTeasersRoutes, teasersRoutes } from '../features/teasers/routes.tsx';
 import { RouteErrorBoundary } from '../shared/components/RouteErrorBoundary.tsx';
 import { PageLoading, RequireSignIn } from '../shared/session/RequireSignIn.tsx';
@@ -66,6 +67,7 @@ export const mainRoute: RouteObject = {
             group('@granary/profile', profileRoutes),
             group('@granary/repositories', repositoriesRoutes),
             group('@granary/search', searchRoutes),
+            group('@granary/security', securityRoutes),
             group('@granary/release-bundles', releaseBundlesRoutes),
             group('@granary/builds', buildsRoutes),
             group('@granary/project-settings', projectSettingsRoutes),

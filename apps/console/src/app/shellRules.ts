@@ -119,7 +119,7 @@ export const APPLICATION_MENU: readonly SidebarItem[] = [
   {
     key: 'security',
     label: 'Security & Compliance',
-    to: '/security-and-compliance-teaser',
+    to: '/security_policies',
     hiddenOnLightweight: true,
   },
   { key: 'pipelines', label: 'Pipelines', to: '/pipelines-teaser', hiddenOnLightweight: true },

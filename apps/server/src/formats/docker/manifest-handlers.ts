@@ -13,6 +13,7 @@ export async function manifests({ registry, request, reply, params }: V2Call) {
     const hit = isValidReference(ref) ? await findManifest(ctx, image, ref) : null;
     if (!hit)
       throw new OciError(404, 'MANIFEST_UNKNOWN', `${name}:${ref} is not here`, { name, reference: ref });
+    await ctx.checkDownload(hit.file);
     reply
       .header('content-type', hit.mediaType)
       .header('docker-content-digest', hit.digest)

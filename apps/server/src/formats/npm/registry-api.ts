@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
 import type { FormatRequest, RepositoryHandle, RequestContext } from '../sdk/format.ts';
 import { localPackument, type Packument, packumentOf } from './index-builder.ts';
@@ -176,14 +177,20 @@ async function search(request: FormatRequest, reply: FastifyReply, ctx: RequestC
 }
 
 /**
- * `npm audit` and the audit npm install runs. Granary has no scanning data yet: a remote repository,
- * or a virtual repository through its first remote member, forwards the query to its upstream (the
- * public registry answers real advisories); otherwise, or when the upstream fails, an empty report —
- * never an error that breaks the install.
+ * `npm audit` and the audit npm install runs. The bulk query of a local repository is answered from
+ * the advisory database (issue 16, `ctx.advisories`); a remote repository, or a virtual repository
+ * through its first remote member, forwards the query to its upstream (the public registry answers
+ * real advisories), a virtual one adding its local part's; otherwise, or when the upstream fails, what
+ * the database found or an empty report — never an error that breaks the install.
  */
 async function audit(request: FormatRequest, reply: FastifyReply, ctx: RequestContext, rest: string) {
   const body = await readBody(request.body, 64 * 1024 * 1024);
   const quick = rest !== 'npm/v1/security/advisories/bulk';
+  // issue 16: a local repository (and a virtual one's local part) answers from the advisory database
+  const own =
+    !quick && ctx.advisories && ctx.repository.rclass !== 'remote'
+      ? await ctx.advisories.npmBulk(bulkQuery(body, request.headers['content-encoding']))
+      : {};
   const remote =
     ctx.repository.rclass === 'remote'
       ? ctx
@@ -205,7 +212,7 @@ async function audit(request: FormatRequest, reply: FastifyReply, ctx: RequestCo
       });
       if (res.status === 200) {
         const answer = JSON.parse(res.body.toString('utf8')) as unknown;
-        if (isObject(answer)) return json(reply, 200, answer);
+        if (isObject(answer)) return json(reply, 200, quick ? answer : mergeBulk(answer, own));
       }
       ctx.log.info(
         { upstream: remote.repository.key, status: res.status },
@@ -218,7 +225,7 @@ async function audit(request: FormatRequest, reply: FastifyReply, ctx: RequestCo
       );
     }
   }
-  if (!quick) return json(reply, 200, {});
+  if (!quick) return json(reply, 200, own);
   return json(reply, 200, {
     actions: [],
     advisories: {},
@@ -231,6 +238,32 @@ async function audit(request: FormatRequest, reply: FastifyReply, ctx: RequestCo
       totalDependencies: 0,
     },
   });
+}
+
+/** The bulk audit's `{name: [versions]}` (npm gzips it); an unreadable body asks about nothing. */
+function bulkQuery(body: Buffer, encoding: string | string[] | undefined): Record<string, string[]> {
+  try {
+    const text = encoding === 'gzip' ? gunzipSync(body, { maxOutputLength: 64 * 1024 * 1024 }) : body;
+    const parsed = JSON.parse(text.toString('utf8')) as unknown;
+    if (!isObject(parsed)) return {};
+    const out: Record<string, string[]> = {};
+    for (const [name, versions] of Object.entries(parsed))
+      if (Array.isArray(versions)) out[name] = versions.filter((v): v is string => typeof v === 'string');
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/** An upstream's bulk answer and the advisory database's, per package name, each advisory once. */
+function mergeBulk(upstream: Record<string, unknown>, own: Record<string, unknown[]>) {
+  const out: Record<string, unknown> = { ...upstream };
+  for (const [name, list] of Object.entries(own)) {
+    const theirs = Array.isArray(out[name]) ? (out[name] as { url?: unknown }[]) : [];
+    const urls = new Set(theirs.map((a) => a?.url));
+    out[name] = [...theirs, ...list.filter((a) => !urls.has((a as { url?: unknown }).url))];
+  }
+  return out;
 }
 
 /** `/-/package/{name}/dist-tags[/{tag}]`: `npm dist-tag ls|add|rm`. */

@@ -347,6 +347,13 @@ export interface RequestContext extends RepositoryHandle {
   principal: FormatPrincipal | null;
   /** Sends a stored file as the client's download (ETag, ranges, checksum headers, inert content). */
   send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply>;
+  /** Refuses (403) a stored file a policy blocks (scanning, issue 16), for answers not sent by `send` (OCI manifests). */
+  checkDownload(file: FormatFile): Promise<void>;
+  /**
+   * The server's advisory database (scanning, issue 16), when the scanning module is there: npm's bulk
+   * advisory answer (`npm audit`) for `{name: [versions]}`.
+   */
+  advisories?: FormatAdvisories;
   /** A client's own login protocol (`npm login`): the user when name and password are right (throttled, audited). */
   login(name: string, password: string): Promise<FormatPrincipal | null>;
   /** Revokes the access token the caller authenticated with (`npm logout`); false when the caller used none. */
@@ -369,6 +376,12 @@ export interface RequestContext extends RepositoryHandle {
   pollCliLogin(
     session: string,
   ): Promise<{ status: 'pending' } | { status: 'confirmed'; username: string; token: string } | null>;
+}
+
+/** What the advisory database answers formats (scanning, issue 16). */
+export interface FormatAdvisories {
+  /** `{name: [versions]}` → `{name: [{id, url, title, severity, vulnerable_versions, cwe, cvss}]}` (npm's bulk advisory shape). */
+  npmBulk(body: Record<string, string[]>): Promise<Record<string, unknown[]>>;
 }
 
 /** A recurring job a format runs (the core's jobs facility, `platform/jobs`). */

@@ -4,3 +4,10 @@
  */
 export { archiveIndexingEnabled } from './archive-entries.ts';
 export { type ArchiveEntryHit, type ArchiveEntryMatch, searchArchiveEntries } from './packages.queries.ts';
+export {
+  type LeadVersion,
+  leadPathOfVersion,
+  leadPathsOfRepository,
+  setVersionScanFacts,
+  versionOfLeadFile,
+} from './scan-facts.ts';

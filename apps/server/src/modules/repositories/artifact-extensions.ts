@@ -37,6 +37,8 @@ export interface ArtifactExtension {
   removed?(tx: Executor, repositoryId: string, paths: string[]): Promise<void>;
   /** A client downloaded the whole file (called on the serving path: must neither wait nor throw). */
   downloaded?(repositoryId: string, path: string): void;
+  /** Before a stored file is served (any client, any format): throws a ForbiddenError to refuse it (a policy blocks it). */
+  beforeDownload?(file: { repositoryId: string; path: string; sha256: string }): Promise<void>;
 }
 
 /**
@@ -66,5 +68,9 @@ export class ArtifactExtensionPoint {
 
   downloaded(repositoryId: string, path: string): void {
     for (const e of this.extensions) e.downloaded?.(repositoryId, path);
+  }
+
+  async beforeDownload(file: { repositoryId: string; path: string; sha256: string }): Promise<void> {
+    for (const e of this.extensions) await e.beforeDownload?.(file);
   }
 }

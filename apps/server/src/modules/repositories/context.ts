@@ -1,7 +1,7 @@
 import type { PermissionAction } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { FormatRegistry } from '../../formats/registry.ts';
-import type { FormatSettings, PathsChange } from '../../formats/sdk/format.ts';
+import type { FormatAdvisories, FormatSettings, PathsChange } from '../../formats/sdk/format.ts';
 import type { BlobCache, BlobStore } from '../../platform/blobs/index.ts';
 import type { Database, Db } from '../../platform/db/index.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/errors.ts';
@@ -43,6 +43,8 @@ export interface RepositoriesContext {
    * the format's own handle (`PackageFormat.afterChange`, format-context.ts): never fails the caller.
    */
   afterFormatChange(repo: RepoConfig, change: PathsChange): Promise<void>;
+  /** The advisory database's answers for formats (set by the scanning module, issue 16). */
+  advisories?: FormatAdvisories;
 }
 
 /**

@@ -432,10 +432,20 @@ class CoreRequestContext extends CoreRepositoryHandle implements RequestContext 
     this.principal = request.principal && formatPrincipal(request.principal);
   }
 
+  get advisories() {
+    return this.ctx.advisories;
+  }
+
   async send(reply: FastifyReply, file: FormatFile): Promise<FastifyReply> {
     const row = rows.get(file);
     if (!row) throw new Error('send(): not a file the core handed out');
     return sendArtifact(this.request, reply, this.ctx, row);
+  }
+
+  async checkDownload(file: FormatFile): Promise<void> {
+    const row = rows.get(file);
+    if (!row) throw new Error('checkDownload(): not a file the core handed out');
+    await this.ctx.artifactExtensions.beforeDownload(row);
   }
 
   async login(name: string, password: string): Promise<FormatPrincipal | null> {

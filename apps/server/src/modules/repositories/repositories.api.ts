@@ -23,6 +23,7 @@ export {
   type VersionLayout,
 } from './artifacts.queries.ts';
 export { authorize, MAX_VIRTUAL_DEPTH, type RepositoriesContext, repositoryHidden } from './context.ts';
+export { createSystemHandle } from './format-context.ts';
 export { installCommandOf, versionDetailsOf } from './format-hooks.ts';
 export { isInternalPath } from './internal-paths.ts';
 export { findRepository, type RepoConfig, type RepositoryClass } from './repositories.service.ts';

@@ -55,7 +55,7 @@ export interface ArtifactStore {
   blobs: BlobStore;
   blobCache?: BlobCache;
   /** told of each whole download (the packages index counts them) */
-  artifactExtensions?: Pick<ArtifactExtensionPoint, 'downloaded'>;
+  artifactExtensions?: Pick<ArtifactExtensionPoint, 'downloaded' | 'beforeDownload'>;
 }
 
 const FAULT_WORDS = { corrupt: 'damaged', missing: 'missing', empty: 'damaged (stored empty)' } as const;
@@ -103,6 +103,8 @@ export async function sendArtifact(
   store: ArtifactStore,
   artifact: ArtifactRow,
 ): Promise<FastifyReply> {
+  // A file a policy blocks (scanning, issue 16) is refused here, for every client and format.
+  await store.artifactExtensions?.beforeDownload(artifact);
   try {
     return await sendVerified(request, reply, store, artifact);
   } catch (error) {

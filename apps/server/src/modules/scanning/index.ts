@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
-import type { AccessModule } from '../access/index.ts';
-import type { WebhooksContext } from '../webhooks/index.ts';
+import { listRepositoryHeads } from '../repositories/repositories.api.ts';
+import { registerPolicies } from './policies/index.ts';
 
 /**
  * Scanning and SBOM (issue 16): the OSV advisory database (`advisories/`, each ecosystem's version
@@ -10,16 +10,24 @@ import type { WebhooksContext } from '../webhooks/index.ts';
  * and the console's `/xray/ui/…` calls. Everything runs offline: no advisory data ships or is
  * downloaded without an admin's import.
  */
-export async function registerScanning(
-  app: FastifyInstance,
-  platform: Platform,
-  access: AccessModule,
-  users: { webhooks: WebhooksContext },
-): Promise<void> {
-  void app;
-  void platform;
-  void access;
-  void users;
-  // advisories: register here
+export async function registerScanning(app: FastifyInstance, platform: Platform): Promise<void> {
+  // advisories: the OSV database, custom issues and their routes (issue 16 "Advisory database")
+  const { AdvisoryDatabase, advisoriesRoutes } = await import('./advisories/index.ts');
+  const advisories = new AdvisoryDatabase(platform);
+  await app.register(advisoriesRoutes(advisories));
   // scans and policies: register here
+  // scans: the pipeline (deploy/cache trigger, scan and re-match jobs), scan routes, SBOMs, npm audit
+  const { registerScans } = await import('./scans/index.ts');
+  const { scans } = await registerScans(app, platform, advisories);
+  // policies, watches, violations, ignore rules, blocking; `policies.onScan` is the ScanListener the scans call
+  const policies = await registerPolicies(app, platform);
+  scans.onScan(policies.onScan);
+  // block_download.unscanned: a file of a watched repository waits for its verdict (asked only
+  // while such a policy is in force).
+  policies.service.useScanStates(async (repositoryId, path) => {
+    const state = await scans.scanState(repositoryId, path);
+    if (!state) return null;
+    const head = (await listRepositoryHeads(platform.database.db)).find((h) => h.id === repositoryId);
+    return head ? { repoKey: head.key, status: state.status } : null;
+  });
 }

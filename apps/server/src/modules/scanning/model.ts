@@ -23,6 +23,11 @@ export interface Component {
   licenses: string[];
   /** where it was found, for the impact path (`package.json`, `layer sha256:ab…/var/lib/dpkg/status`) */
   location?: string;
+  /**
+   * the source package an OS package was built from (dpkg `Source`, apk `o:`), when it differs:
+   * Debian and Alpine advisories name source packages
+   */
+  source?: { name: string; version: string };
 }
 
 /** What an artifact contains, as one extraction found it. */

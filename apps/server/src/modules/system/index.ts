@@ -28,12 +28,12 @@ export { LicenseService } from './license.service.ts';
 
 /**
  * The services this instance really runs (spec 000 §7 `ismicroserviceenabled`): repositories and
- * access are here; scanning (xray), distribution, mission control and pipelines are not yet.
+ * access and scanning (xray, issue 16) are here; distribution, mission control and pipelines are not yet.
  */
 export const RUNNING_MICROSERVICES: Record<Microservice, boolean> = {
   artifactory: true,
   access: true,
-  xray: false,
+  xray: true,
   distribution: false,
   mc: false,
   pipelines: false,

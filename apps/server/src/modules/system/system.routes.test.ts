@@ -199,12 +199,12 @@ describe(`system: console start-up calls (${testEngine})`, () => {
     }
   });
 
-  it('spec 000 §7 GET /system/ismicroserviceenabled (and /mc): repositories and access run here, scanning, distribution and mission control do not', async () => {
+  it('spec 000 §7 GET /system/ismicroserviceenabled (and /mc): repositories, access and scanning (issue 16) run here, distribution and mission control do not', async () => {
     const all = await call('GET', `${V1}/system/ismicroserviceenabled`);
     expect(all.json()).toEqual({
       artifactory: true,
       access: true,
-      xray: false,
+      xray: true,
       distribution: false,
       mc: false,
       pipelines: false,

@@ -233,3 +233,90 @@ export async function zipEntry(
     zip.close();
   }
 }
+
+/** One entry of a zip, as `zipEntries` yields it. */
+export interface ZipEntry {
+  /** its name as the archive spells it (never used as a disk path) */
+  name: string;
+  /** its bytes (at most `entryBytes`); an entry not read is skipped */
+  read(): Promise<Buffer>;
+}
+
+/**
+ * Every file entry of a zip, in directory order, held in memory one at a time — from a buffer, or
+ * from a file on disk read at random (`{ path }`), so a large archive is never loaded whole. Checks
+ * the whole directory against `limits` before the first entry is yielded (entries, declared bytes,
+ * ratios), then each entry's size and CRC as it is read. Leaving the loop early closes the archive.
+ */
+export async function* zipEntries(
+  source: Buffer | { path: string },
+  limits: ArchiveLimits,
+): AsyncGenerator<ZipEntry> {
+  const options = { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false };
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
+    const done = (err: Error | null, z?: yauzl.ZipFile) =>
+      err || !z ? reject(archiveError(err, 'zip archive')) : resolve(z);
+    if (Buffer.isBuffer(source)) yauzl.fromBuffer(source, options, done);
+    else yauzl.open(source.path, options, done);
+  });
+  try {
+    if (zip.entryCount > limits.entries)
+      throw new ArchiveLimitError(`the archive has ${zip.entryCount} entries (at most ${limits.entries})`);
+    let declared = 0;
+    const pull = () =>
+      new Promise<yauzl.Entry | null>((resolve, reject) => {
+        const onEntry = (entry: yauzl.Entry) => {
+          cleanup();
+          resolve(entry);
+        };
+        const onEnd = () => {
+          cleanup();
+          resolve(null);
+        };
+        const onError = (err: Error) => {
+          cleanup();
+          reject(archiveError(err, 'readable zip archive'));
+        };
+        const cleanup = () => {
+          zip.off('entry', onEntry);
+          zip.off('end', onEnd);
+          zip.off('error', onError);
+        };
+        zip.on('entry', onEntry);
+        zip.on('end', onEnd);
+        zip.on('error', onError);
+        zip.readEntry();
+      });
+    for (let entry = await pull(); entry !== null; entry = await pull()) {
+      declared += entry.uncompressedSize;
+      if (declared > limits.totalBytes)
+        throw new ArchiveLimitError(`the archive unpacks to more than ${limits.totalBytes} bytes`);
+      const ratio = entry.compressedSize > 0 ? entry.uncompressedSize / entry.compressedSize : Infinity;
+      if (entry.uncompressedSize > limits.ratioFloor && ratio > limits.ratio)
+        throw new ArchiveLimitError(
+          `${entry.fileName}'s compression ratio is over ${limits.ratio} (a decompression bomb)`,
+        );
+      if (entry.fileName.endsWith('/')) continue;
+      const current = entry;
+      yield {
+        name: current.fileName,
+        read: async () => {
+          if (current.uncompressedSize > limits.entryBytes)
+            throw new ArchiveLimitError(`${current.fileName} is larger than ${limits.entryBytes} bytes`);
+          const stream = await new Promise<Readable>((resolve, reject) =>
+            zip.openReadStream(current, (err, s) =>
+              err || !s ? reject(archiveError(err, `readable ${current.fileName}`)) : resolve(s),
+            ),
+          );
+          try {
+            return await readAtMost(stream, limits.entryBytes, current.fileName);
+          } catch (err) {
+            throw archiveError(err, `readable ${current.fileName}`);
+          }
+        },
+      };
+    }
+  } finally {
+    zip.close();
+  }
+}

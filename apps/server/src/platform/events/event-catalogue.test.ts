@@ -1,6 +1,7 @@
 import { EVENT_CATALOG, type EventDomain } from '@granary/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testImage } from '../../formats/docker/oci-testing.ts';
+import { findRepository } from '../../modules/repositories/repositories.api.ts';
 import {
   basicAuth,
   createTestApp,
@@ -65,6 +66,50 @@ describe(`issue 14 §Events: the event catalogue and the outbox agree (${testEng
     },
     user: async () => {
       await call('PUT', '/api/security/users/cata', { password: 'Catalogue-Pa55word!' });
+    },
+    policy: async () => {
+      // A licence policy that notifies, a watch on the repository, and a scan of a stored file handed
+      // to the policies (the scans part's listener) with a licence the policy does not allow.
+      await call('POST', '/xray/api/v2/policies', {
+        name: 'cat-licences',
+        type: 'license',
+        rules: [
+          {
+            name: 'mit-only',
+            priority: 1,
+            criteria: { allowed_licenses: ['MIT'] },
+            actions: { webhooks: ['any'] },
+          },
+        ],
+      });
+      await call('POST', '/xray/api/v2/watches', {
+        general_data: { name: 'cat-watch', active: true },
+        project_resources: { resources: [{ type: 'repository', name: 'generic-local' }] },
+        assigned_policies: [{ name: 'cat-licences', type: 'license' }],
+      });
+      await call('PUT', '/repository/generic-local/cat/lib.tgz', 'lib', {
+        'content-type': 'application/octet-stream',
+      });
+      const repo = await findRepository(t.app.granary.database.db, 'generic-local');
+      const root = {
+        purl: 'pkg:npm/cat-lib@1.0.0',
+        ecosystem: 'npm',
+        name: 'cat-lib',
+        version: '1.0.0',
+        licenses: ['GPL-3.0-only'],
+      };
+      await t.app.scanPolicies.onScan({
+        repositoryId: repo!.id,
+        repoKey: 'generic-local',
+        packageType: 'generic',
+        path: 'cat/lib.tgz',
+        sha256: '0'.repeat(64),
+        status: 'scanned',
+        error: null,
+        scannedAt: new Date(),
+        artifact: { root, components: [], dependencies: {} },
+        findings: [],
+      });
     },
   };
 

@@ -48,6 +48,15 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
     ],
   },
   {
+    group: 'Security & Compliance',
+    items: [
+      { label: 'Watches', to: '/security_policies/watches', hiddenOnLightweight: true },
+      { label: 'Policies', to: '/security_policies/policies', hiddenOnLightweight: true },
+      { label: 'Indexed repositories', to: '/security_policies/indexed-repos', hiddenOnLightweight: true },
+      { label: 'Advisory database', to: '/security_policies/advisories', hiddenOnLightweight: true },
+    ],
+  },
+  {
     group: 'Licences',
     items: [{ label: 'Licences', to: '/admin/license_management/licenses' }],
   },

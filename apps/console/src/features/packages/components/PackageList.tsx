@@ -130,6 +130,7 @@ export function PackageList() {
           { title: 'Versions', dataIndex: 'versionsCount', key: 'versions', align: 'right' },
           { title: 'Downloads', key: 'downloads', align: 'right', render: (_, p) => p.stats.downloads },
           { title: 'Last modified', key: 'modified', render: (_, p) => formatDate(p.modified) },
+          { title: 'Licences', key: 'licenses', render: (_, p) => p.licenses?.join(', ') || '—' },
           {
             title: 'Security',
             key: 'security',

@@ -21,6 +21,7 @@ import {
 import { CopyableCommand } from './CopyableCommand.tsx';
 import { Readme } from './Readme.tsx';
 import { ScanState } from './ScanState.tsx';
+import { VersionSecurity } from './VersionSecurity.tsx';
 
 function Properties({ repoKey, path }: { repoKey: string; path: string }) {
   const props = useQuery(propertiesQueryOptions(repoKey, path));
@@ -248,6 +249,11 @@ export function VersionDetails({ packageId, versionId }: { packageId: string; ve
               key: 'builds',
               label: 'Builds',
               children: <Builds repoKey={lead.name} path={lead.leadFilePath} />,
+            },
+            {
+              key: 'security',
+              label: 'Security',
+              children: <VersionSecurity repoKey={lead.name} path={lead.leadFilePath} />,
             },
             // spec 001 §7 docker layers: images only.
             ...(isDockerPackageType(packageType)

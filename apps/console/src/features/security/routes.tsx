@@ -1,0 +1,13 @@
+import type { RouteObject } from 'react-router';
+import { lazyPage } from '../../shared/components/microfrontend.ts';
+import { page } from '../../shared/routing/page.tsx';
+
+const SecurityPage = lazyPage(() => import('./pages/SecurityPage.tsx'), 'SecurityPage');
+
+/**
+ * Security & Compliance (spec 000 §2 `security_policies`; issue 16): `/security_policies/{tab}`. Mounted behind the
+ * sign-in guard; the admin tabs are hidden from others and every call is checked on the server.
+ */
+export const securityRoutes: RouteObject[] = [
+  page('security_policies/:tab?', <SecurityPage />, 'Security & Compliance'),
+];
