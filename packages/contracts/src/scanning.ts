@@ -356,3 +356,35 @@ export const indexedReposSchema = z.object({
   notIndexed: z.array(z.object({ name: z.string(), pkgType: z.string(), type: z.string() })),
 });
 export const indexedReposWriteSchema = z.object({ indexed: z.array(z.string()) });
+
+/**
+ * The toolbar's "Xray security and compliance" search (spec 001 §2, §7 `POST /xray/ui/component/paginatedsearch`,
+ * §9: 20 rows a page, ordered by last_updated descending): scanned components and artifacts whose name,
+ * purl, issue id or CVE contains the query, among what the caller may read.
+ */
+export const componentSearchQuerySchema = z.object({
+  query: z.string().trim().min(1).max(256),
+  page: z.number().int().min(1).default(1),
+  pageSize: z.number().int().min(1).max(200).default(20),
+});
+export const componentSearchRowSchema = z.object({
+  /** the component's purl */
+  componentId: z.string(),
+  name: z.string(),
+  version: z.string(),
+  pkgType: z.string(),
+  repoKey: z.string(),
+  /** the artifact that contains it */
+  path: z.string(),
+  /** counts by lower-case severity, zero counts dropped */
+  vulnerabilities: z.record(z.string(), z.number().int()),
+  /** the issue ids (and CVEs) that matched the query, when the query named one */
+  issues: z.array(z.string()),
+  licenses: z.array(z.string()),
+  lastUpdated: z.string(),
+});
+export type ComponentSearchRow = z.infer<typeof componentSearchRowSchema>;
+export const componentSearchPageSchema = z.object({
+  total: z.number().int(),
+  rows: z.array(componentSearchRowSchema),
+});
