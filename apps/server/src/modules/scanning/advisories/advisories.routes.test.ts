@@ -179,6 +179,16 @@ describe(`advisory database import and status API (issue 16, ${testEngine})`, ()
     expect(openssl?.map((f) => f.advisoryId)).toEqual(['DSA-0001-1']);
     expect(django?.[0]).toMatchObject({ advisoryId: 'PYSEC-0001', severity: 'Medium' });
     expect(none).toEqual([]);
+    // a batch larger than one lookup round answers every query, in order
+    const many = await db.match(
+      Array.from({ length: 2_500 }, (_, i) => ({
+        ecosystem: 'npm',
+        name: i === 2_400 ? 'lodash' : `pkg-${i}`,
+        version: '4.17.20',
+      })),
+    );
+    expect(many).toHaveLength(2_500);
+    expect(many.flatMap((f, i) => (f.length > 0 ? [i] : []))).toEqual([2_400]);
   });
 
   it('issue 16: a re-import is incremental: unchanged records are not rewritten, a changed one updates, a withdrawn one no longer matches', async () => {

@@ -415,10 +415,8 @@ export class AdvisoryDatabase {
     const byKey = new Map<string, Candidate[]>();
     for (let i = 0; i < keys.length; i += MATCH_BATCH) {
       const chunk = keys.slice(i, i + MATCH_BATCH).map((k) => k.split('\u0000') as [string, string]);
-      const tuples = sql.join(
-        chunk.map(([e, n]) => sql`(${e}, ${n})`),
-        sql`, `,
-      );
+      // One JSON parameter, whatever the batch's size (a list of bound tuples hits the engines' parameter limits).
+      const keysJson = JSON.stringify(chunk.map(([e, n]) => ({ e, n })));
       const rows = await queryRows<{
         ecosystem: string;
         name: string;
@@ -434,7 +432,8 @@ export class AdvisoryDatabase {
         this.db,
         sql`select p.ecosystem, p.name, a.id, a.aliases, a.summary, a.severity, a.cvss_score, a.cvss_vector, a.modified, a.record
               from scanning_advisory_packages p join scanning_advisories a on a.id = p.advisory_id
-             where a.withdrawn is null and (p.ecosystem, p.name) in (${tuples})`,
+             where a.withdrawn is null
+               and (p.ecosystem, p.name) in (select k.e, k.n from jsonb_to_recordset(${keysJson}::jsonb) as k(e text, n text))`,
       );
       for (const r of rows) {
         const k = `${r.ecosystem}\u0000${r.name}`;
