@@ -7,6 +7,7 @@ export * from './proxies.ts';
 export * from './repositories.ts';
 export * from './scan-policies.ts';
 export * from './scanning.ts';
+export * from './scanning-api.ts';
 export * from './service-status.ts';
 export * from './support.ts';
 export * from './system.ts';

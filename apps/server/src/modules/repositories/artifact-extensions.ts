@@ -39,6 +39,11 @@ export interface ArtifactExtension {
   downloaded?(repositoryId: string, path: string): void;
   /** Before a stored file is served (any client, any format): throws a ForbiddenError to refuse it (a policy blocks it). */
   beforeDownload?(file: { repositoryId: string; path: string; sha256: string }): Promise<void>;
+  /**
+   * A remote's file fetched for a download must be cached whole and pass `beforeDownload` before any
+   * byte goes out (a policy blocks files not yet scanned), rather than stream through as it is cached.
+   */
+  holdsUpstreamFiles?(repositoryKey: string): Promise<boolean>;
 }
 
 /**
@@ -72,5 +77,10 @@ export class ArtifactExtensionPoint {
 
   async beforeDownload(file: { repositoryId: string; path: string; sha256: string }): Promise<void> {
     for (const e of this.extensions) await e.beforeDownload?.(file);
+  }
+
+  async holdsUpstreamFiles(repositoryKey: string): Promise<boolean> {
+    for (const e of this.extensions) if (await e.holdsUpstreamFiles?.(repositoryKey)) return true;
+    return false;
   }
 }

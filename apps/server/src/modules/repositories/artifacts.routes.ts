@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
-import { InvalidError, NotSupportedError } from '../../platform/errors.ts';
+import { ForbiddenError, InvalidError, NotSupportedError } from '../../platform/errors.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { listChildren } from './artifacts.queries.ts';
@@ -156,6 +156,16 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
         stream: !head && !request.headers.range && !request.headers['if-none-match'],
       });
       if (resolved.kind === 'file') return sendArtifact(request, reply, ctx, resolved.artifact);
+      if (
+        resolved.kind === 'stream' &&
+        (await ctx.artifactExtensions.holdsUpstreamFiles(resolved.repo.key))
+      ) {
+        // Cached whole, then served through the download gate (issue 16: never before its verdict).
+        resolved.stream.resume();
+        const row = await resolved.done;
+        if (!row) throw new ForbiddenError(`'${path.path}' cannot be served before it is cached and scanned`);
+        return sendArtifact(request, reply, ctx, row);
+      }
       if (resolved.kind === 'stream') {
         inertHeaders(reply, path.name, mimeTypeOf(path.name));
         if (resolved.size !== undefined) reply.header('content-length', String(resolved.size));

@@ -1,8 +1,14 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
-import { advisoryImportResultSchema, advisoryStatusSchema, customIssueSchema } from '@granary/contracts';
+import {
+  advisoryImportRequestSchema,
+  advisoryImportResultSchema,
+  advisoryStatusSchema,
+  customIssueSchema,
+} from '@granary/contracts';
 import { z } from 'zod';
 import { InvalidError } from '../../../platform/errors.ts';
+import { documentedAs } from '../openapi-docs.ts';
 import type { AdvisoryDatabase } from './advisory-database.ts';
 
 const tags = ['scanning'];
@@ -33,6 +39,11 @@ export function advisoriesRoutes(advisories: AdvisoryDatabase): FastifyPluginAsy
               hide: url.startsWith(UI),
               summary:
                 'Imports an OSV archive (all.zip of {id}.json): the archive as the body (application/zip), or JSON {url} or {path}',
+              consumes: ['application/json', ...ZIP_TYPES],
+              body: documentedAs(
+                advisoryImportRequestSchema,
+                'JSON {url} or {path}; or the OSV archive itself as application/zip',
+              ),
               response: { 200: advisoryImportResultSchema },
             },
           },

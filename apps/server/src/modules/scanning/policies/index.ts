@@ -35,6 +35,7 @@ export async function registerPolicies(
   app.repositories.artifactExtensions.register({
     id: 'scanning.policies',
     beforeDownload: (file) => service.checkDownload(file),
+    holdsUpstreamFiles: (repositoryKey) => service.blocksUnscanned(repositoryKey),
     // A removed (or replaced) file's violations go with it, in its transaction; a new scan brings its own.
     removed: async (tx, repositoryId, paths) => {
       if (paths.length === 0) return;

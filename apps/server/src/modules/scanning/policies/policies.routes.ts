@@ -3,10 +3,16 @@ import {
   ignoreViolationAnswerSchema,
   violationsPageSchema,
   watchesByIssueSchema,
+  xrayIgnoreRuleSchema,
+  xrayIgnoreRulesPageSchema,
+  xrayPolicySchema,
   xrayViolationsAnswerSchema,
+  xrayViolationsRequestSchema,
+  xrayWatchSchema,
 } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { bodyDocumentedAs, documentedAs } from '../openapi-docs.ts';
 import type { PoliciesService } from './policies.service.ts';
 
 const tags = ['xray'];
@@ -16,6 +22,11 @@ const XRAY_PREFIXES = ['/xray/api/', '/ui/api/v1/xray/api/'];
 const UI = '/ui/api/v1/xray/ui/';
 
 const json = z.record(z.string(), z.unknown());
+// Bodies are parsed by the service (Xray's messages); OpenAPI shows their contracts schemas.
+const policyBody = bodyDocumentedAs(xrayPolicySchema);
+const watchBody = bodyDocumentedAs(xrayWatchSchema);
+const ignoreRuleBody = bodyDocumentedAs(xrayIgnoreRuleSchema);
+const violationsBody = bodyDocumentedAs(xrayViolationsRequestSchema);
 const info = z.object({ info: z.string() });
 const nameParams = z.object({ name: z.string().min(1).max(128) });
 const idParams = z.object({ id: z.string().min(1).max(64) });
@@ -49,12 +60,17 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
         ...(rest as T),
       });
 
-      app.get(`${P}v2/policies`, { config: admin, schema: s('Xray policies') }, async () =>
-        service.listPolicies(),
+      app.get(
+        `${P}v2/policies`,
+        {
+          config: admin,
+          schema: s('Xray policies', { response: { 200: documentedAs(z.array(xrayPolicySchema)) } }),
+        },
+        async () => service.listPolicies(),
       );
       app.post(
         `${P}v2/policies`,
-        { config: admin, schema: s('Create an Xray policy', { body: json, response: { 201: info } }) },
+        { config: admin, schema: s('Create an Xray policy', { body: policyBody, response: { 201: info } }) },
         async (request, reply) => {
           await service.savePolicy(request.body, author(request));
           return reply.code(201).send({ info: 'Policy created successfully' });
@@ -62,14 +78,24 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
       );
       app.get(
         `${P}v2/policies/:name`,
-        { config: admin, schema: s('An Xray policy', { params: nameParams }) },
+        {
+          config: admin,
+          schema: s('An Xray policy', {
+            params: nameParams,
+            response: { 200: documentedAs(xrayPolicySchema) },
+          }),
+        },
         async (request) => service.getPolicy(request.params.name),
       );
       app.put(
         `${P}v2/policies/:name`,
         {
           config: admin,
-          schema: s('Replace an Xray policy', { params: nameParams, body: json, response: { 200: info } }),
+          schema: s('Replace an Xray policy', {
+            params: nameParams,
+            body: policyBody,
+            response: { 200: info },
+          }),
         },
         async (request) => {
           await service.savePolicy(request.body, author(request), request.params.name);
@@ -91,12 +117,17 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
         },
       );
 
-      app.get(`${P}v2/watches`, { config: admin, schema: s('Xray watches') }, async () =>
-        service.listWatches(),
+      app.get(
+        `${P}v2/watches`,
+        {
+          config: admin,
+          schema: s('Xray watches', { response: { 200: documentedAs(z.array(xrayWatchSchema)) } }),
+        },
+        async () => service.listWatches(),
       );
       app.post(
         `${P}v2/watches`,
-        { config: admin, schema: s('Create an Xray watch', { body: json, response: { 201: info } }) },
+        { config: admin, schema: s('Create an Xray watch', { body: watchBody, response: { 201: info } }) },
         async (request, reply) => {
           await service.saveWatch(request.body);
           return reply.code(201).send({ info: 'Watch has been successfully created' });
@@ -104,14 +135,24 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
       );
       app.get(
         `${P}v2/watches/:name`,
-        { config: admin, schema: s('An Xray watch', { params: nameParams }) },
+        {
+          config: admin,
+          schema: s('An Xray watch', {
+            params: nameParams,
+            response: { 200: documentedAs(xrayWatchSchema) },
+          }),
+        },
         async (request) => service.getWatch(request.params.name),
       );
       app.put(
         `${P}v2/watches/:name`,
         {
           config: admin,
-          schema: s('Replace an Xray watch', { params: nameParams, body: json, response: { 200: info } }),
+          schema: s('Replace an Xray watch', {
+            params: nameParams,
+            body: watchBody,
+            response: { 200: info },
+          }),
         },
         async (request) => {
           await service.saveWatch(request.body, request.params.name);
@@ -138,7 +179,7 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
         {
           config: admin,
           schema: s('Create an ignore rule (notes and expiration_date required)', {
-            body: json,
+            body: ignoreRuleBody,
             response: { 201: info },
           }),
         },
@@ -149,7 +190,13 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
       );
       app.get(
         `${P}v1/ignore_rules`,
-        { config: admin, schema: s('Ignore rules', { querystring: ignoreRulesQuery }) },
+        {
+          config: admin,
+          schema: s('Ignore rules', {
+            querystring: ignoreRulesQuery,
+            response: { 200: documentedAs(xrayIgnoreRulesPageSchema) },
+          }),
+        },
         async (request) => {
           const q = request.query;
           const rows = q.num_of_rows;
@@ -167,7 +214,13 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
       );
       app.get(
         `${P}v1/ignore_rules/:id`,
-        { config: admin, schema: s('An ignore rule', { params: idParams }) },
+        {
+          config: admin,
+          schema: s('An ignore rule', {
+            params: idParams,
+            response: { 200: documentedAs(xrayIgnoreRuleSchema) },
+          }),
+        },
         async (request) => service.getIgnoreRule(request.params.id),
       );
       app.delete(
@@ -184,7 +237,7 @@ export function policyRoutes(service: PoliciesService): FastifyPluginAsyncZod {
         {
           config: admin,
           schema: s('Violations (filters: watch_name, violation_type, min_severity, resources.artifacts)', {
-            body: json.optional(),
+            body: violationsBody.optional(),
             response: { 200: xrayViolationsAnswerSchema },
           }),
         },

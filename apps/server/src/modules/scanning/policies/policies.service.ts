@@ -132,12 +132,21 @@ interface BlockingConfig {
 export class PoliciesService {
   private config: BlockingConfig | null = null;
   private scanStates: ScanStateLookup | null = null;
+  private scanBeforeServing: ((repositoryId: string, path: string) => Promise<void>) | null = null;
 
   constructor(private readonly ctx: PoliciesContext) {}
 
   /** The scans part tells where a file stands (for `block_download.unscanned`). */
   useScanStates(lookup: ScanStateLookup): void {
     this.scanStates = lookup;
+  }
+
+  /**
+   * The scans part scans a file in the download's request when `block_download.unscanned` would
+   * otherwise refuse it (a proxied file just cached): the download gets its verdict, not a retry.
+   */
+  useScanBeforeServing(scan: (repositoryId: string, path: string) => Promise<void>): void {
+    this.scanBeforeServing = scan;
   }
 
   private changed(): void {
@@ -417,6 +426,11 @@ export class PoliciesService {
     const found = evaluateScan(scan, watches, policies);
     const now = new Date(this.ctx.now());
     await this.ctx.db.transaction(async (tx) => {
+      // One writer per file at a time across nodes (a download's scan-before-serving and the queued
+      // scan may finish together): the second reads what the first wrote instead of adding duplicates.
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`scan-violations:${scan.repositoryId}/${scan.path}`}, 0))`,
+      );
       const before = await tx
         .select()
         .from(scanViolations)
@@ -645,7 +659,10 @@ export class PoliciesService {
   }
 
   /** Why a stored file may not be downloaded now, or null. Cheap when no watch blocks anything. */
-  async blockedReason(file: { repositoryId: string; path: string; sha256: string }): Promise<string | null> {
+  async blockedReason(
+    file: { repositoryId: string; path: string; sha256: string },
+    opts: { scanFirst?: boolean } = {},
+  ): Promise<string | null> {
     const config = await this.blockingConfig();
     if (!config.any) return null;
     const rows = await this.ctx.db
@@ -674,6 +691,10 @@ export class PoliciesService {
       const state = await this.scanStates(file.repositoryId, file.path);
       if (state && (state.status === 'in progress' || state.status === 'not scanned')) {
         const by = config.unscanned.find((u) => u.repos.has('*') || u.repos.has(state.repoKey.toLowerCase()));
+        if (by && opts.scanFirst && this.scanBeforeServing) {
+          await this.scanBeforeServing(file.repositoryId, file.path);
+          return this.blockedReason(file);
+        }
         if (by)
           return `${state.repoKey}/${file.path} is blocked by policy '${by.policy}' of watch '${by.watch}' until it is scanned (${state.status}); try again in a moment, or ask an administrator`;
       }
@@ -681,9 +702,21 @@ export class PoliciesService {
     return null;
   }
 
+  /** Some watch in force blocks downloads at all (the gates' cheap first question). */
+  async blocksAny(): Promise<boolean> {
+    return (await this.blockingConfig()).any;
+  }
+
+  /** Some watch in force blocks the repository's files until they are scanned (`block_download.unscanned`). */
+  async blocksUnscanned(repoKey: string): Promise<boolean> {
+    const config = await this.blockingConfig();
+    const key = repoKey.toLowerCase();
+    return config.unscanned.some((u) => u.repos.has('*') || u.repos.has(key));
+  }
+
   /** The repositories core's download gate (`ArtifactExtension.beforeDownload`). */
   async checkDownload(file: { repositoryId: string; path: string; sha256: string }): Promise<void> {
-    const reason = await this.blockedReason(file);
+    const reason = await this.blockedReason(file, { scanFirst: true });
     if (reason) throw new ForbiddenError(reason);
   }
 }

@@ -57,5 +57,6 @@ export async function registerScans(
   scans.register();
   repos.advisories = { npmBulk: (body) => npmBulk(advisories, scans, body) };
   await app.register(scansRoutes(reader));
+  await app.register((await import('./xray-search.routes.ts')).xraySearchRoutes(scans, repos));
   return { scans, reader };
 }

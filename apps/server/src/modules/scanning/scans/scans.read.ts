@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError } from '../../../platform/errors.ts';
 import type { Principal } from '../../../platform/http/access-control.ts';
 import {
   authorize,
+  findArtifact,
   findRepository,
   listRepositoryHeads,
   type RepoConfig,
@@ -43,6 +44,7 @@ import {
 } from './scans.queries.ts';
 import type { ScanService } from './scans.service.ts';
 
+type BlockedReason = (file: { repositoryId: string; path: string; sha256: string }) => Promise<string | null>;
 type Target = { type: 'artifact' | 'version' | 'repository'; path?: string; name?: string; version?: string };
 type SecurityIssuesQuery = z.infer<typeof securityIssuesQuerySchema>;
 
@@ -52,11 +54,18 @@ const uuidOf = (sha256: string) =>
 
 /** The scans' reads and admin writes behind the routes: every read asks the caller's permission on the artifact. */
 export class ScansReader {
+  private blockedReason: BlockedReason | null = null;
+
   constructor(
     private readonly scans: ScanService,
     private readonly repos: RepositoriesContext,
     private readonly opts: { baseUrl?: string; toolVersion?: string } = {},
   ) {}
+
+  /** The policies say why a file may not be downloaded (`blocked` of an artifact's scan). */
+  useBlockedReason(reason: BlockedReason): void {
+    this.blockedReason = reason;
+  }
 
   private get db() {
     return this.scans.deps.db;
@@ -169,7 +178,11 @@ export class ScansReader {
     const repo = await this.repoFor(principal, repoKey, 'read', path);
     const found = await this.loaded(repo, path);
     if (!found) throw new NotFoundError(`'${repo.key}/${path}' is not a file that is scanned`);
+    const sha256 = found.sha256 ?? (await findArtifact(this.db, repo.id, path))?.sha256;
+    const blocked =
+      this.blockedReason && sha256 ? await this.blockedReason({ repositoryId: repo.id, path, sha256 }) : null;
     return artifactScanView({
+      blocked,
       repoKey: repo.key,
       path,
       status: found.state.status,

@@ -14,6 +14,7 @@ import {
 } from '@granary/contracts';
 import { z } from 'zod';
 import { InvalidError } from '../../../platform/errors.ts';
+import { documentedAs } from '../openapi-docs.ts';
 import type { ScansReader } from './scans.read.ts';
 
 const tags = ['scanning'];
@@ -266,6 +267,13 @@ export function scansRoutes(reader: ScansReader): FastifyPluginAsyncZod {
             "A stored file's SBOM: CycloneDX 1.6 (default, vulnerabilities as VEX) or SPDX 2.3 JSON; 404 until it is scanned",
           params: z.object({ repoKey: z.string(), '*': z.string() }),
           querystring: z.object({ format: z.enum(['cyclonedx', 'spdx']).default('cyclonedx') }),
+          produces: ['application/vnd.cyclonedx+json', 'application/spdx+json'],
+          response: {
+            200: documentedAs(
+              z.object({}).loose(),
+              'The CycloneDX 1.6 (bomFormat, specVersion, components, dependencies, vulnerabilities) or SPDX 2.3 (spdxVersion, packages, relationships) JSON document',
+            ),
+          },
         },
       },
       async (request, reply) => {

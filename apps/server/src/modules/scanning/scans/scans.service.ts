@@ -89,6 +89,7 @@ interface ScanJob {
 }
 
 /** Names of generic files that may be one of the archives the extractors read. */
+const MAVEN_BINARY = /(?<!-sources|-javadoc|-tests)\.(jar|war|ear|aar)$/i;
 const GENERIC_ARCHIVE = /\.(tgz|tar\.gz|tar|whl|jar|war|ear|aar|zip|pom)$/i;
 /** Components matched per re-match round (one `match` call, one transaction of updates). */
 const REMATCH_COMPONENTS = 20_000;
@@ -194,6 +195,9 @@ export class ScanService {
   /** A file the pipeline scans: a package version's lead file, or a generic archive. */
   async scannable(repo: Pick<RepoConfig, 'id' | 'packageType'>, path: string): Promise<boolean> {
     if (repo.packageType === 'generic') return GENERIC_ARCHIVE.test(path);
+    // A Maven version's lead file is its POM (declared dependencies); its binaries are scanned too,
+    // for what only they hold (their own and shaded artifacts' pom.properties).
+    if (repo.packageType === 'maven' && MAVEN_BINARY.test(path)) return true;
     return (await versionOfLeadFile(this.deps.db, repo.id, path)) !== null;
   }
 
