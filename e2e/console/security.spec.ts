@@ -180,7 +180,10 @@ test.describe
       const panel = page.getByRole('tabpanel', { name: 'Security' });
       await expect(panel.getByTestId('scan-status')).toHaveText('scanned');
       await expect(panel.getByText('critical 1').first()).toBeVisible();
-      await expect(panel.getByRole('row', { name: new RegExp(ADVISORY) })).toContainText('1.0.1');
+      // The issues table's row (the "Download blocked" line above it names the advisory too).
+      await expect(panel.getByRole('row', { name: new RegExp(`Critical ${ADVISORY}`) })).toContainText(
+        '1.0.1',
+      );
       const sbom = panel.getByRole('link', { name: /Download SBOM \(CycloneDX\)/ });
       await expect(sbom).toHaveAttribute(
         'href',
@@ -191,5 +194,20 @@ test.describe
       expect(JSON.stringify(await answer.json())).toContain(`pkg:npm/${PKG}@1.0.0`);
       await saveScreenshot('security-version');
       await expectAccessible();
+
+      // spec 001 §2: the toolbar's Security & Compliance search finds the package by the advisory id.
+      await page.getByRole('combobox', { name: 'Search type' }).click();
+      await page.locator('.ant-select-item-option', { hasText: 'Security & Compliance' }).click();
+      const search = page.getByRole('textbox', { name: 'Search' });
+      await search.fill(ADVISORY);
+      await search.press('Enter');
+      await expect(page).toHaveURL(/\/ui\/xraySearchResults\?q=/);
+      await expect(
+        page.getByRole('heading', { level: 1, name: 'Security & Compliance search' }),
+      ).toBeVisible();
+      const hit = page.getByRole('row', { name: new RegExp(`^${PKG}`) });
+      await expect(hit).toContainText('Critical 1');
+      await expect(hit).toContainText(ADVISORY);
+      await saveScreenshot('security-search');
     });
   });

@@ -152,6 +152,7 @@ describe('spec 001 §2 toolbar search types', () => {
     expect(searchResultsPath('artifactoryRetention', 'x')).toBe('/artifactoryRetention/search?q=x');
     expect(searchResultsPath('pipelines', 'x')).toBe('/pipelinesSearchResults?q=x');
     expect(searchResultsPath('packages', 'lodash')).toBe('/packages?q=lodash');
+    expect(searchResultsPath('xray', 'GHSA-x')).toBe('/xraySearchResults?q=GHSA-x');
   });
   it('spec 001 §2: a release-bundles path switches the toolbar type to release bundles', () => {
     expect(isReleaseBundlesPath('/bundles/source')).toBe(true);

@@ -101,7 +101,7 @@ export function searchResultsPath(type: SearchType, text: string): string {
     case 'releaseBundles':
       return `/bundles/source?${q}`;
     case 'xray':
-      return '/';
+      return `/xraySearchResults?${q}`;
     case 'artifactoryRetention':
       return `/artifactoryRetention/search?${q}`;
     case 'pipelines':

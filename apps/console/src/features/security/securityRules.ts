@@ -10,6 +10,7 @@ export type SecurityTab =
   | 'policies'
   | 'watches'
   | 'ignore-rules'
+  | 'custom-issues'
   | 'indexed-repos'
   | 'advisories';
 
@@ -20,6 +21,7 @@ export const SECURITY_TABS: { key: SecurityTab; label: string; adminOnly?: boole
   { key: 'watches', label: 'Watches', adminOnly: true },
   { key: 'policies', label: 'Policies', adminOnly: true },
   { key: 'ignore-rules', label: 'Ignore rules', adminOnly: true },
+  { key: 'custom-issues', label: 'Custom issues', adminOnly: true },
   { key: 'indexed-repos', label: 'Indexed repositories', adminOnly: true },
   { key: 'advisories', label: 'Advisory database', adminOnly: true },
 ];

@@ -53,6 +53,7 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
       { label: 'Watches', to: '/security_policies/watches', hiddenOnLightweight: true },
       { label: 'Policies', to: '/security_policies/policies', hiddenOnLightweight: true },
       { label: 'Indexed repositories', to: '/security_policies/indexed-repos', hiddenOnLightweight: true },
+      { label: 'Custom issues', to: '/security_policies/custom-issues', hiddenOnLightweight: true },
       { label: 'Advisory database', to: '/security_policies/advisories', hiddenOnLightweight: true },
     ],
   },

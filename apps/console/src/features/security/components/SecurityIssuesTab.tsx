@@ -1,17 +1,39 @@
 import type { securityIssueRowSchema } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Empty, Flex, Input, Table, Typography } from 'antd';
+import { Empty, Flex, Input, Spin, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import type { z } from 'zod';
 import { QueryState } from '../../../shared/components/AdminPage.tsx';
 import { SECURITY_QUERY_PAGE_SIZE, securityIssuesQueryOptions } from '../queries.ts';
 import { componentLabel } from '../securityRules.ts';
+import { watchesByIssueQueryOptions } from '../xrayQueries.ts';
 import { SeverityTag } from './SeverityTag.tsx';
 
 type IssueRow = z.infer<typeof securityIssueRowSchema>;
 
-/** Security issues: the vulnerabilities found in what the user may read, with CVEs, CVSS, artifacts and fixes (25 a page). */
-export function SecurityIssuesTab() {
+/** The watches that flagged an issue (spec 001 §7 watches by issue; admins — the server answers them only). */
+function WatchesByIssue({ issueId }: { issueId: string }) {
+  const query = useQuery(watchesByIssueQueryOptions(issueId));
+  if (query.isPending) return <Spin size="small" aria-label={`Loading the watches of ${issueId}`} />;
+  if (query.error)
+    return <Typography.Text type="danger">Could not load the watches: {query.error.message}</Typography.Text>;
+  return (
+    <Flex gap={8} align="center" wrap aria-label={`Watches that flagged ${issueId}`} role="group">
+      <Typography.Text>Watches that flagged {issueId}:</Typography.Text>
+      {query.data.length === 0 ? (
+        <Typography.Text type="secondary">no watch has a violation of it</Typography.Text>
+      ) : (
+        query.data.map((w) => <Tag key={w}>{w}</Tag>)
+      )}
+    </Flex>
+  );
+}
+
+/**
+ * Security issues: the vulnerabilities found in what the user may read, with CVEs, CVSS, artifacts and fixes (25 a
+ * page). An admin expands an issue to see the watches that flagged it.
+ */
+export function SecurityIssuesTab({ admin = false }: { admin?: boolean }) {
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
   const [term, setTerm] = useState('');
@@ -43,6 +65,11 @@ export function SecurityIssuesTab() {
           loading={query.isFetching}
           dataSource={query.data.rows}
           locale={{ emptyText: <Empty description="No security issues found" /> }}
+          expandable={
+            admin
+              ? { expandedRowRender: (r) => <WatchesByIssue issueId={r.issueId} />, columnTitle: 'Watches' }
+              : undefined
+          }
           pagination={{
             current: page,
             pageSize: SECURITY_QUERY_PAGE_SIZE,

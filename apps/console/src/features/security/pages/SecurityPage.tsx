@@ -5,6 +5,7 @@ import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { pageTitle } from '../../../shared/session/shellContext.ts';
 import '../../../shared/styles/accessibleForms.css';
 import { AdvisoriesTab } from '../components/AdvisoriesTab.tsx';
+import { CustomIssuesTab } from '../components/CustomIssuesTab.tsx';
 import { IgnoreRulesTab } from '../components/IgnoreRulesTab.tsx';
 import { IndexedReposTab } from '../components/IndexedReposTab.tsx';
 import { LicensesTab } from '../components/LicensesTab.tsx';
@@ -20,7 +21,7 @@ function tabContent(tab: SecurityTab, admin: boolean): ReactNode {
     case 'violations':
       return <ViolationsTab admin={admin} />;
     case 'issues':
-      return <SecurityIssuesTab />;
+      return <SecurityIssuesTab admin={admin} />;
     case 'licenses':
       return <LicensesTab admin={admin} />;
     case 'watches':
@@ -29,6 +30,8 @@ function tabContent(tab: SecurityTab, admin: boolean): ReactNode {
       return <PoliciesTab />;
     case 'ignore-rules':
       return <IgnoreRulesTab />;
+    case 'custom-issues':
+      return <CustomIssuesTab />;
     case 'indexed-repos':
       return <IndexedReposTab />;
     case 'advisories':
