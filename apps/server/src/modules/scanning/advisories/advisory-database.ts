@@ -11,8 +11,8 @@ import {
   type CustomIssue,
   customIssueSchema,
 } from '@granary/contracts';
-import { desc, eq, inArray, sql } from 'drizzle-orm';
-import { ArchiveError, type ArchiveLimits, zipEntries } from '../../../platform/archives/bounded-archive.ts';
+import { desc, eq, sql } from 'drizzle-orm';
+import { ArchiveError, type ArchiveLimits } from '../../../platform/archives/bounded-archive.ts';
 import { queryRows } from '../../../platform/db/index.ts';
 import { ConflictError, InvalidError, NotFoundError, UpstreamError } from '../../../platform/errors.ts';
 import { OutboundBlockedError } from '../../../platform/outbound/index.ts';
@@ -34,6 +34,7 @@ import {
   parseOsvRecord,
   severityOf,
 } from './osv.ts';
+import { osvArchiveEntries } from './osv-archive.ts';
 
 /** An OSV `all.zip`: a record per entry; the whole of OSV (every ecosystem) is well within these. */
 export const OSV_ARCHIVE_LIMITS: ArchiveLimits = {
@@ -46,8 +47,10 @@ export const OSV_ARCHIVE_LIMITS: ArchiveLimits = {
 /** The largest archive taken from a request body or a URL (kept in `$GRANARY_HOME/tmp` while read). */
 export const OSV_ARCHIVE_MAX_BYTES = 8 * 1024 ** 3;
 
-const WRITE_BATCH = 500;
-const LOOKUP_BATCH = 5_000;
+const WRITE_BATCH = 1_000;
+/** …or fewer when their JSON passes this (real OSV records run to tens of kilobytes of details). */
+const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
+const LOOKUP_BATCH = 20_000;
 const MATCH_BATCH = 1_000;
 const LOCK = 'scanning.advisories.write';
 
@@ -87,6 +90,63 @@ function rowOf(
     },
     packages: [...packages.values()],
   };
+}
+
+type Tx = Parameters<Parameters<Platform['database']['db']['transaction']>[0]>[0];
+
+/**
+ * Writes a batch of imported records and their index rows: each statement takes the whole batch as
+ * one JSON parameter (expanded with `jsonb_to_recordset`), so its cost does not grow with bound
+ * parameters. An advisory that is an admin's custom issue is left as it is.
+ */
+async function writeBatch(
+  tx: Tx,
+  rows: { row: Row; packages: { ecosystem: string; name: string }[]; changed: boolean }[],
+): Promise<void> {
+  const records = JSON.stringify(
+    rows.map(({ row }) => ({
+      id: row.id,
+      modified: row.modified,
+      published: row.published,
+      withdrawn: row.withdrawn,
+      summary: row.summary,
+      aliases: row.aliases,
+      severity: row.severity,
+      cvss_score: row.cvssScore,
+      cvss_vector: row.cvssVector,
+      ecosystems: row.ecosystems,
+      record: row.record,
+    })),
+  );
+  await tx.execute(
+    sql`insert into scanning_advisories
+          (id, source, modified, published, withdrawn, summary, aliases, severity, cvss_score, cvss_vector, ecosystems, record)
+        select r.id, 'osv', r.modified, r.published, r.withdrawn, coalesce(r.summary, ''), coalesce(r.aliases, '[]'::jsonb),
+               r.severity, r.cvss_score, r.cvss_vector, coalesce(r.ecosystems, '[]'::jsonb), r.record
+          from jsonb_to_recordset(${records}::jsonb) as r(id text, modified timestamptz, published timestamptz,
+               withdrawn timestamptz, summary text, aliases jsonb, severity text, cvss_score real, cvss_vector text,
+               ecosystems jsonb, record jsonb)
+        on conflict (id) do update set
+          modified = excluded.modified, published = excluded.published, withdrawn = excluded.withdrawn,
+          summary = excluded.summary, aliases = excluded.aliases, severity = excluded.severity,
+          cvss_score = excluded.cvss_score, cvss_vector = excluded.cvss_vector, ecosystems = excluded.ecosystems,
+          record = excluded.record, updated_at = now()
+        where scanning_advisories.source = 'osv'`,
+  );
+  const changed = rows.filter((r) => r.changed).map((r) => r.row.id);
+  if (changed.length > 0)
+    await tx.execute(
+      sql`delete from scanning_advisory_packages p
+           using jsonb_array_elements_text(${JSON.stringify(changed)}::jsonb) as k(id)
+           where p.advisory_id = k.id`,
+    );
+  const packages = rows.flatMap((r) => r.packages.map((p) => ({ e: p.ecosystem, n: p.name, a: r.row.id })));
+  if (packages.length > 0)
+    await tx.execute(
+      sql`insert into scanning_advisory_packages (ecosystem, name, advisory_id)
+          select k.e, k.n, k.a from jsonb_to_recordset(${JSON.stringify(packages)}::jsonb) as k(e text, n text, a text)
+          on conflict do nothing`,
+    );
 }
 
 const toFinding = (
@@ -247,33 +307,31 @@ export class AdvisoryDatabase {
       // Pass 1: the whole archive, checked; each record's id and modified.
       const seen = new Map<string, { modified: number; entry: number }>();
       let skipped = 0;
-      let index = 0;
-      for await (const entry of zipEntries(zip, OSV_ARCHIVE_LIMITS)) {
-        const i = index++;
+      let entries = 0;
+      for await (const entry of osvArchiveEntries(zip, OSV_ARCHIVE_LIMITS)) {
+        entries++;
         if (!entry.name.endsWith('.json')) continue;
         const bytes = await entry.read();
         try {
           const record = parseOsvRecord(JSON.parse(bytes.toString('utf8')));
-          seen.set(record.id, { modified: Date.parse(record.modified), entry: i });
+          seen.set(record.id, { modified: Date.parse(record.modified), entry: entry.index });
         } catch {
           skipped++;
         }
       }
-      if (index === 0) throw new ArchiveError('the archive has no entries');
-      // Which of them are new or changed.
+      if (entries === 0) throw new ArchiveError('the archive has no entries');
+      // Which of them are new or changed: the ids go as one JSON parameter per batch.
       const wanted = new Map<number, 'new' | 'changed'>();
       let unchanged = 0;
       const ids = [...seen.keys()];
       for (let i = 0; i < ids.length; i += LOOKUP_BATCH) {
         const chunk = ids.slice(i, i + LOOKUP_BATCH);
-        const existing = await this.db
-          .select({
-            id: scanningAdvisories.id,
-            modified: scanningAdvisories.modified,
-            source: scanningAdvisories.source,
-          })
-          .from(scanningAdvisories)
-          .where(inArray(scanningAdvisories.id, chunk));
+        const existing = await queryRows<{ id: string; modified_ms: string | number; source: string }>(
+          this.db,
+          sql`select a.id, floor(extract(epoch from a.modified) * 1000)::text as modified_ms, a.source
+                from jsonb_array_elements_text(${JSON.stringify(chunk)}::jsonb) as k(id)
+                join scanning_advisories a on a.id = k.id`,
+        );
         const byId = new Map(existing.map((e) => [e.id, e]));
         for (const id of chunk) {
           const s = seen.get(id)!;
@@ -281,67 +339,37 @@ export class AdvisoryDatabase {
           if (!e) wanted.set(s.entry, 'new');
           else if (e.source === 'custom')
             skipped++; // an admin's custom issue of that id wins
-          else if (Date.parse(e.modified) !== s.modified) wanted.set(s.entry, 'changed');
+          else if (Number(e.modified_ms) !== s.modified) wanted.set(s.entry, 'changed');
           else unchanged++;
         }
       }
       seen.clear();
-      // Pass 2: write the new and changed records.
+      // Pass 2: write the new and changed records, a batch per statement (one JSON parameter each).
       let imported = 0;
       let updated = 0;
       const ecosystems: Record<string, number> = {};
-      let batch: { row: Row; packages: { ecosystem: string; name: string }[] }[] = [];
+      let batch: { row: Row; packages: { ecosystem: string; name: string }[]; changed: boolean }[] = [];
+      let batchBytes = 0;
       const flush = async () => {
         if (batch.length === 0) return;
         const rows = batch;
         batch = [];
-        await this.db.transaction(async (tx) => {
-          await tx
-            .insert(scanningAdvisories)
-            .values(rows.map((r) => r.row))
-            .onConflictDoUpdate({
-              target: scanningAdvisories.id,
-              set: {
-                modified: sql`excluded.modified`,
-                published: sql`excluded.published`,
-                withdrawn: sql`excluded.withdrawn`,
-                summary: sql`excluded.summary`,
-                aliases: sql`excluded.aliases`,
-                severity: sql`excluded.severity`,
-                cvssScore: sql`excluded.cvss_score`,
-                cvssVector: sql`excluded.cvss_vector`,
-                ecosystems: sql`excluded.ecosystems`,
-                record: sql`excluded.record`,
-                updatedAt: sql`now()`,
-              },
-              setWhere: sql`${scanningAdvisories.source} = 'osv'`,
-            });
-          await tx.delete(scanningAdvisoryPackages).where(
-            inArray(
-              scanningAdvisoryPackages.advisoryId,
-              rows.map((r) => r.row.id),
-            ),
-          );
-          const pkgs = rows.flatMap((r) => r.packages.map((p) => ({ ...p, advisoryId: r.row.id })));
-          for (let i = 0; i < pkgs.length; i += 2_000)
-            await tx
-              .insert(scanningAdvisoryPackages)
-              .values(pkgs.slice(i, i + 2_000))
-              .onConflictDoNothing();
-        });
+        batchBytes = 0;
+        await this.db.transaction((tx) => writeBatch(tx, rows));
       };
       if (wanted.size > 0) {
-        index = 0;
-        for await (const entry of zipEntries(zip, OSV_ARCHIVE_LIMITS)) {
-          const kind = wanted.get(index++);
+        for await (const entry of osvArchiveEntries(zip, OSV_ARCHIVE_LIMITS)) {
+          const kind = wanted.get(entry.index);
           if (!kind) continue;
-          const record = parseOsvRecord(JSON.parse((await entry.read()).toString('utf8')));
+          const bytes = await entry.read();
+          const record = parseOsvRecord(JSON.parse(bytes.toString('utf8')));
           const r = rowOf(record, 'osv');
-          batch.push(r);
+          batchBytes += bytes.length;
+          batch.push({ ...r, changed: kind === 'changed' });
           if (kind === 'new') imported++;
           else updated++;
           for (const e of r.row.ecosystems ?? []) ecosystems[e] = (ecosystems[e] ?? 0) + 1;
-          if (batch.length >= WRITE_BATCH) await flush();
+          if (batch.length >= WRITE_BATCH || batchBytes >= WRITE_BATCH_BYTES) await flush();
         }
         await flush();
       }
@@ -357,6 +385,9 @@ export class AdvisoryDatabase {
         });
         if (imported + updated > 0) await this.bump(tx);
       });
+      // Fresh statistics for the matcher's plans after a large change (PGlite has no autovacuum).
+      if (imported + updated > 10_000)
+        await this.db.execute(sql`analyze scanning_advisories, scanning_advisory_packages`);
       this.platform.logging.server.info(
         { source: opts.source, by: opts.by, imported, updated, unchanged, skipped },
         'advisory database: import done',
@@ -415,7 +446,9 @@ export class AdvisoryDatabase {
     const byKey = new Map<string, Candidate[]>();
     for (let i = 0; i < keys.length; i += MATCH_BATCH) {
       const chunk = keys.slice(i, i + MATCH_BATCH).map((k) => k.split('\u0000') as [string, string]);
-      // One JSON parameter, whatever the batch's size (a list of bound tuples hits the engines' parameter limits).
+      // One JSON parameter, whatever the batch's size (a list of bound tuples hits the engines' parameter
+      // limits), driving the join: each key is looked up in the packages' primary key (as `(…) in (select …)`
+      // the planner scanned every package per key, quadratic at 100,000 records).
       const keysJson = JSON.stringify(chunk.map(([e, n]) => ({ e, n })));
       const rows = await queryRows<{
         ecosystem: string;
@@ -430,10 +463,13 @@ export class AdvisoryDatabase {
         record: OsvRecord | string;
       }>(
         this.db,
-        sql`select p.ecosystem, p.name, a.id, a.aliases, a.summary, a.severity, a.cvss_score, a.cvss_vector, a.modified, a.record
-              from scanning_advisory_packages p join scanning_advisories a on a.id = p.advisory_id
-             where a.withdrawn is null
-               and (p.ecosystem, p.name) in (select k.e, k.n from jsonb_to_recordset(${keysJson}::jsonb) as k(e text, n text))`,
+        // Only the parts of the record matching and a finding read (not its details, often kilobytes).
+        sql`select p.ecosystem, p.name, a.id, a.aliases, a.summary, a.severity, a.cvss_score, a.cvss_vector, a.modified,
+                   jsonb_build_object('affected', a.record->'affected', 'references', a.record->'references') as record
+              from jsonb_to_recordset(${keysJson}::jsonb) as k(e text, n text)
+              join scanning_advisory_packages p on p.ecosystem = k.e and p.name = k.n
+              join scanning_advisories a on a.id = p.advisory_id
+             where a.withdrawn is null`,
       );
       for (const r of rows) {
         const k = `${r.ecosystem}\u0000${r.name}`;
