@@ -14,6 +14,9 @@ import type { Config } from './config/index.ts';
 import { createFormatRegistry } from './formats/registry.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
 import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
+import { registerApplications } from './modules/applications/index.ts';
+import { registerIntegrations } from './modules/integrations/index.ts';
+import { registerOnboarding } from './modules/onboarding/index.ts';
 import { registerPackages } from './modules/packages/index.ts';
 import { registerProxies } from './modules/proxies/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
@@ -36,7 +39,16 @@ import { createLogging } from './platform/logger/index.ts';
 import { instrumentBlobStore, Metrics, registerRequestMetrics } from './platform/metrics/index.ts';
 import { createOutboundClient } from './platform/outbound/index.ts';
 import type { Platform } from './platform/platform.ts';
-import { createSecrets, loadMasterKey } from './platform/secrets/index.ts';
+import {
+  bindSecrets,
+  createSecrets,
+  loadMasterKey,
+  loadPreviousMasterKeys,
+  prepareSecretsAtRest,
+  REWRAP_JOB,
+  sealedValuesStatus,
+  walkSealedValues,
+} from './platform/secrets/index.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -101,7 +113,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       proxy: config.outboundProxy ? { url: config.outboundProxy } : undefined,
     });
     opened.push(outbound);
-    const secrets = createSecrets(loadMasterKey({ home: config.home, masterKey: config.masterKey }));
+    const secrets = createSecrets(
+      loadMasterKey({ home: config.home, masterKey: config.masterKey }),
+      loadPreviousMasterKeys({ home: config.home, masterKeyPrevious: config.masterKeyPrevious }),
+    );
+    bindSecrets(database.db, secrets);
+    // Secrets at rest (issue 18): a wrong master key stops here; values in the clear are sealed.
+    await prepareSecretsAtRest(database.db, secrets, { home: config.home, log: logging.server });
 
     const app = Fastify({
       loggerInstance: logging.server as FastifyBaseLogger,
@@ -135,6 +153,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // The platform's own background work: pruning the job queue and the outbox, the slow-upload
     // watchdog, and re-opening a lost LISTEN connection (PostgreSQL) with its back-off.
     registerHousekeeping(jobs, database.db);
+    // Key rotation: every value not under the current master key is re-wrapped, one node at a time.
+    jobs.recurring({
+      name: REWRAP_JOB,
+      scope: 'cluster',
+      intervalMs: 60 * 60_000,
+      run: async ({ signal }) => ({
+        ...(await walkSealedValues(database.db, secrets, 'rewrap', signal)),
+        ...(await sealedValuesStatus(database.db, secrets)),
+      }),
+    });
     if (config.minUploadRateBytesPerSec > 0)
       jobs.recurring({
         name: UPLOAD_WATCHDOG_JOB,
@@ -208,12 +236,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
 
     await registerSystem(app, app.granary, access);
     await registerAccessRoutes(app, access);
+    await registerApplications(app, app.granary, access);
     await registerRepositories(app, app.granary, access, createFormatRegistry());
+    await registerOnboarding(app, app.granary, access, app.repositories);
     await registerPackages(app, app.granary, access);
     await registerSearch(app, app.repositories);
     const webhooks = await registerWebhooks(app, app.granary, access);
     await registerProxies(app, app.granary, access, { repositories: app.repositories, webhooks });
     await registerScanning(app, app.granary);
+    await registerIntegrations(app, app.granary);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

@@ -201,6 +201,8 @@ export const FEATURE_FLAG_DEFAULTS = {
   coldStorage: false,
   /** spec 001 §2 pipelines toolbar search. */
   toolbarSearch: false,
+  /** issue 18, spec 001 §4/§6: git integrations ("git repo scanning"), admins only. */
+  gitRepoScanning: true,
 } as const satisfies Record<string, boolean>;
 export type FeatureFlag = keyof typeof FEATURE_FLAG_DEFAULTS;
 export const FEATURE_FLAGS = Object.keys(FEATURE_FLAG_DEFAULTS) as [FeatureFlag, ...FeatureFlag[]];

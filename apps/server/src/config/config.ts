@@ -22,6 +22,7 @@ const SETTINGS = {
   outboundAllowlist: { env: 'GRANARY_OUTBOUND_ALLOWLIST', yaml: 'outboundAllowlist' },
   outboundProxy: { env: 'GRANARY_OUTBOUND_PROXY', yaml: 'outboundProxy' },
   masterKey: { env: 'GRANARY_MASTER_KEY', yaml: 'masterKey' },
+  masterKeyPrevious: { env: 'GRANARY_MASTER_KEY_PREVIOUS', yaml: 'masterKeyPrevious' },
   logLevel: { env: 'GRANARY_LOG_LEVEL', yaml: 'logLevel' },
   logMaxBytes: { env: 'GRANARY_LOG_MAX_BYTES', yaml: 'logMaxBytes' },
   logMaxFiles: { env: 'GRANARY_LOG_MAX_FILES', yaml: 'logMaxFiles' },
@@ -46,6 +47,8 @@ const SETTINGS = {
   flavour: { env: 'GRANARY_FLAVOUR', yaml: 'flavour' },
   license: { env: 'GRANARY_LICENSE', yaml: 'license' },
   licensePublicKeys: { env: 'GRANARY_LICENSE_PUBLIC_KEYS', yaml: 'licensePublicKeys' },
+  onboardingUpstreams: { env: 'GRANARY_ONBOARDING_UPSTREAMS', yaml: 'onboardingUpstreams' },
+  onboardingTrialContent: { env: 'GRANARY_ONBOARDING_TRIAL_CONTENT', yaml: 'onboardingTrialContent' },
 } as const satisfies Record<string, { env: string; yaml: string | null }>;
 
 type SettingKey = keyof typeof SETTINGS;
@@ -104,6 +107,14 @@ export const configSchema = z.object({
     .string()
     .refine((v) => Buffer.from(v.trim(), 'base64').length === 32, 'expected a base64-encoded 32-byte key')
     .optional(),
+  /** Earlier master keys (comma-separated base64), still accepted to open secrets while they are re-wrapped. */
+  masterKeyPrevious: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((k) => !k.trim() || Buffer.from(k.trim(), 'base64').length === 32),
+      'expected comma-separated base64-encoded 32-byte keys',
+    )
+    .optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   logMaxBytes: integer(1024, 2 ** 40).default(50 * 1024 * 1024),
   logMaxFiles: integer(1, 1000).default(10),
@@ -130,6 +141,10 @@ export const configSchema = z.object({
   scrubRateBytesPerSec: integer(1024, 2 ** 40).default(32 * 1024 * 1024),
   shutdownTimeoutMs: integer(0, 600_000).default(30_000),
   consoleDir: z.string().optional(),
+  /** Quick setup (issue 17): the upstream of each quick remote, `npm=https://…,docker=https://…`; unset: the public registries. */
+  onboardingUpstreams: z.string().optional(),
+  /** Quick setup's trial packages in the local repository: `auto` (when the upstream does not answer), `always`, `never`. */
+  onboardingTrialContent: z.enum(['auto', 'always', 'never']).default('auto'),
   /**
    * Which reverse proxies to believe for X-Forwarded-For/-Proto (client address, HTTPS and so the
    * Secure cookie flag): `false` (default), `true` (any), a hop count, or comma-separated IPs/CIDRs.
@@ -261,7 +276,7 @@ export function parseConfig(
   const name = source[key] ?? SETTINGS[key]?.env ?? key;
   const given = (raw as Record<string, unknown>)[key];
   const shown =
-    key === 'adminPassword' || key === 'databaseUrl' || key === 'masterKey'
+    key === 'adminPassword' || key === 'databaseUrl' || key === 'masterKey' || key === 'masterKeyPrevious'
       ? ''
       : ` (got ${JSON.stringify(given)})`;
   throw new ConfigError(`${name}: ${issue.message}${shown}`);

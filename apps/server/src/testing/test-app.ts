@@ -13,6 +13,8 @@ import { bootPglite, createScratchDatabase, type Database, openDatabase } from '
  * then gets a database of its own on that server.
  */
 export const TEST_ADMIN_PASSWORD = 'Test-admin-Pa55word!';
+/** The master key of test apps given a database (nodes sharing one database share the key). */
+export const SHARED_TEST_MASTER_KEY = Buffer.alloc(32, 0x5a).toString('base64');
 export const testDatabaseUrl = process.env.GRANARY_TEST_DATABASE_URL || undefined;
 export const testEngine: Database['kind'] = testDatabaseUrl ? 'postgres' : 'pglite';
 
@@ -117,7 +119,11 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const home = opts.home ?? (await makeTempHome());
-  const config = testConfig(home, overrides);
+  // Nodes sharing a database share its master key (issue 18: another key fails start-up).
+  const config = testConfig(
+    home,
+    opts.database && !overrides.masterKey ? { masterKey: SHARED_TEST_MASTER_KEY, ...overrides } : overrides,
+  );
   const database = opts.database ?? (await createTestDatabase());
   const app = await buildApp(config, { database, print: opts.print ?? (() => {}), now: opts.now });
   return {

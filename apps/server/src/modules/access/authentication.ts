@@ -38,6 +38,13 @@ export function readOtp(request: FastifyRequest): string | undefined {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const CSRF = CSRF_HEADER.toLowerCase();
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Issue 18: OAuth token and revocation endpoints; their Basic credentials are an application's, checked there. */
+    oauthClient?: boolean;
+  }
+}
+
 /**
  * Sets `request.principal` from, in order: HTTP Basic (password, or an access token as the
  * password; never the password of a user with an authenticator), a Bearer access token, or the
@@ -50,6 +57,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AccessContext)
   const cache = ctx.credentials;
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.routeOptions.config.oauthClient) return;
     const header = request.headers.authorization;
     if (!header) return authenticateSession(ctx, request);
     const cached = cache.get(header);

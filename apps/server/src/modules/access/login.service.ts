@@ -8,6 +8,7 @@ import {
 import { generateSecret, generateURI, verify as verifyOtp } from 'otplib';
 import { ForbiddenError, InvalidError, RateLimitedError, UnauthorizedError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
+import { openFor, registerSealedColumn, sealFor } from '../../platform/secrets/index.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
 import { initialAdminPasswordUnchanged } from './access.service.ts';
 import { auditOf } from './audit.service.ts';
@@ -260,6 +261,10 @@ async function mfaSubject(ctx: AccessContext, principal: Principal | null, sessi
   throw new ForbiddenError('Sign in first');
 }
 
+// The TOTP seeds are sealed at rest (issue 18): sealed on write, opened only to check a code.
+registerSealedColumn({ table: 'users', key: 'id', column: 'mfa_secret' });
+registerSealedColumn({ table: 'users', key: 'id', column: 'mfa_pending_secret' });
+
 /** `GET auth/mfa/enroll/{x}`: a new secret and its otpauth URI; it becomes the user's once a code verifies. */
 export async function enrollMfa(
   ctx: AccessContext,
@@ -274,7 +279,7 @@ export async function enrollMfa(
       'An authenticator is already set up: remove it first (with a code from it), then set up the new one',
     );
   const secret = generateSecret();
-  await updateUserRow(ctx.db, user.id, { mfaPendingSecret: secret });
+  await updateUserRow(ctx.db, user.id, { mfaPendingSecret: sealFor(ctx.db, secret) });
   return {
     secret,
     otpauthUri: generateURI({ issuer: MFA_ISSUER, label: user.name, secret }),
@@ -301,7 +306,7 @@ export async function verifyMfa(
   if (!secret) throw new InvalidError('Enrol first', AccessErrorCode.MfaRequired);
   const until = await lockedUntil(ctx.db, signInKeys(user.name, meta.ip));
   if (until) throw new LockedOutError(until);
-  const result = await checkOtp(secret, otp, user.mfaLastStep);
+  const result = await checkOtp(openFor(ctx.db, secret), otp, user.mfaLastStep);
   if (!result.valid) {
     const locked = await recordSignInFailure(ctx.db, user.name, meta.ip);
     await ctx.audit.record({ ...auditOf(meta), actor: user.name, action: 'mfa.failure', result: 'failure' });
@@ -384,7 +389,7 @@ export async function requireFreshOtp(
   }
   const until = await lockedUntil(ctx.db, signInKeys(user.name, meta.ip));
   if (until) throw new LockedOutError(until);
-  const result = await checkOtp(user.mfaSecret, otp.trim(), user.mfaLastStep);
+  const result = await checkOtp(openFor(ctx.db, user.mfaSecret), otp.trim(), user.mfaLastStep);
   if (!result.valid) {
     await recordSignInFailure(ctx.db, user.name, meta.ip);
     await ctx.audit.record({ ...audit, action: 'mfa.step-up', result: 'failure' });

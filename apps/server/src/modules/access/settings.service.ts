@@ -8,9 +8,22 @@ import {
   securityConfigSchema,
 } from '@granary/contracts';
 import type { Db } from '../../platform/db/index.ts';
+import { openFor, registerSealedColumn, sealFor } from '../../platform/secrets/index.ts';
 import { readSetting, writeSetting } from './settings.queries.ts';
 
 const KEY = 'security';
+
+// The mail server's password is sealed at rest inside the settings' JSON (issue 18).
+registerSealedColumn({
+  table: 'security_settings',
+  key: 'key',
+  column: 'value',
+  each: (value, f) => {
+    const v = value as { mail?: { password?: unknown } } | null;
+    if (typeof v?.mail?.password !== 'string' || !v.mail.password) return value;
+    return { ...v, mail: { ...v.mail, password: f(v.mail.password) } };
+  },
+});
 
 /** Defaults: anonymous access off, MFA optional, self-registration off, no mail server. */
 export const DEFAULT_SECURITY_CONFIG: SecurityConfig = {
@@ -43,7 +56,11 @@ export class SecuritySettings {
       ...DEFAULT_SECURITY_CONFIG,
       ...stored,
       passwordPolicy: passwordPolicySchema.parse({ ...DEFAULT_PASSWORD_POLICY, ...stored?.passwordPolicy }),
-      mail: mailSettingsSchema.parse({ ...DEFAULT_SECURITY_CONFIG.mail, ...stored?.mail }),
+      mail: mailSettingsSchema.parse({
+        ...DEFAULT_SECURITY_CONFIG.mail,
+        ...stored?.mail,
+        ...(stored?.mail?.password ? { password: openFor(this.db, stored.mail.password) } : {}),
+      }),
     });
     this.cached = { value, at: Date.now() };
     return value;
@@ -65,7 +82,13 @@ export class SecuritySettings {
       passwordPolicy: { ...current.passwordPolicy, ...patch.passwordPolicy },
       mail,
     });
-    await writeSetting(this.db, KEY, next);
+    await writeSetting(this.db, KEY, {
+      ...next,
+      mail: {
+        ...next.mail,
+        ...(next.mail.password ? { password: sealFor(this.db, next.mail.password) } : {}),
+      },
+    });
     this.cached = { value: next, at: Date.now() };
     return next;
   }

@@ -228,3 +228,32 @@ export async function authenticateToken(
   const tokenExpiresAt = hit.token.expiresAt?.getTime();
   return { ok: true, principal: { ...principal, tokenId: hit.token.id, tokenExpiresAt } };
 }
+
+/**
+ * Issue 18: an access token for an OAuth application a user approved (modules/applications). No
+ * caller: the user's consent is the authority, and the scope is at most `applied-permissions/user`,
+ * so the token acts with the user's current rights and never as admin.
+ */
+export async function issueApplicationToken(
+  ctx: AccessContext,
+  opts: { userId: string; scope: string; expiresInSecs: number; description: string },
+): Promise<{ id: string; token: string }> {
+  if (parseTokenScope(opts.scope).base !== 'user')
+    throw new ForbiddenError('An application token acts with the user scope only');
+  const token = randomSecret(TOKEN_PREFIX);
+  const row = await insertToken(ctx.db, {
+    userId: opts.userId,
+    tokenHash: sha256(token),
+    kind: 'access',
+    scope: opts.scope,
+    description: opts.description,
+    expiresAt: new Date(ctx.now() + opts.expiresInSecs * 1000),
+  });
+  return { id: row.id, token };
+}
+
+/** Issue 18: revokes the tokens of a revoked application grant; they stop working at once (every node). */
+export async function revokeApplicationTokens(ctx: AccessContext, ids: string[]): Promise<void> {
+  for (const id of ids) await revokeTokenRow(ctx.db, id);
+  if (ids.length > 0) await ctx.credentials.clear();
+}

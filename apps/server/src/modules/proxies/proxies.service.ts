@@ -8,7 +8,11 @@ import {
 import type { Db } from '../../platform/db/index.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors.ts';
 import type { ProxyResolver, ProxySnapshot, ProxyTarget } from '../../platform/outbound/index.ts';
-import type { Secrets } from '../../platform/secrets/index.ts';
+import { registerSealedColumn, type Secrets } from '../../platform/secrets/index.ts';
+
+// Sealed at rest (issue 18): walked by the start-up seal and the key-rotation job.
+registerSealedColumn({ table: 'proxies', key: 'key', column: 'password' });
+
 import {
   clearOtherDefaults,
   deleteProxyRow,

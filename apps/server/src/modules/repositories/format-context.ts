@@ -23,6 +23,7 @@ import {
 import type { Principal } from '../../platform/http/access-control.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { OutboundProxyError } from '../../platform/outbound/index.ts';
+import { openFor } from '../../platform/secrets/index.ts';
 import { readBounded } from '../../platform/streams/read-bounded.ts';
 import {
   type ArtifactRow,
@@ -356,7 +357,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
       : `${remote.url.replace(/\/+$/, '')}/${pathOrUrl.replace(/^\/+/, '')}`;
     const headers: Record<string, string> = { ...init.headers };
     if (remote.username && sameOrigin(url, remote.url) && !headers.authorization)
-      headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
+      headers.authorization = `Basic ${Buffer.from(`${remote.username}:${openFor(ctx.db, repo.password) ?? ''}`).toString('base64')}`;
     let res: Awaited<ReturnType<typeof ctx.outbound.fetch>>;
     try {
       res = await ctx.outbound.fetch(url, {

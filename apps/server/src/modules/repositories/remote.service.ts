@@ -12,6 +12,7 @@ import { type BlobInfo, ChecksumMismatchError, type ExpectedChecksums } from '..
 import { UpstreamError } from '../../platform/errors.ts';
 import { publish } from '../../platform/events/index.ts';
 import { OutboundProxyError } from '../../platform/outbound/index.ts';
+import { openFor } from '../../platform/secrets/index.ts';
 import { readBounded } from '../../platform/streams/read-bounded.ts';
 import { artifactEvent } from './artifact-events.ts';
 import {
@@ -178,7 +179,7 @@ export class RemoteFetcher {
     const url = format?.upstreamUrl?.(remote.url, path) ?? `${remote.url.replace(/\/+$/, '')}/${path}`;
     const headers: Record<string, string> = { ...extra };
     if (remote.username)
-      headers.authorization = `Basic ${Buffer.from(`${remote.username}:${repo.password ?? ''}`).toString('base64')}`;
+      headers.authorization = `Basic ${Buffer.from(`${remote.username}:${openFor(ctx.db, repo.password) ?? ''}`).toString('base64')}`;
     this.upstreamRequests += 1;
     try {
       return await ctx.outbound.fetch(url, { headers, proxy: upstreamProxy(remote) });

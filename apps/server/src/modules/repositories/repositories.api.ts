@@ -26,7 +26,14 @@ export { authorize, MAX_VIRTUAL_DEPTH, type RepositoriesContext, repositoryHidde
 export { createSystemHandle } from './format-context.ts';
 export { installCommandOf, versionDetailsOf } from './format-hooks.ts';
 export { isInternalPath } from './internal-paths.ts';
-export { findRepository, type RepoConfig, type RepositoryClass } from './repositories.service.ts';
+export {
+  createRepository,
+  findRepository,
+  forgetConfigs,
+  listRepositories,
+  type RepoConfig,
+  type RepositoryClass,
+} from './repositories.service.ts';
 
 /** A repository as lists of other modules see it: no settings but a virtual one's member keys. */
 export interface RepositoryHead {

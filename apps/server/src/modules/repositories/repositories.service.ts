@@ -17,6 +17,7 @@ import {
   parseAddress,
 } from '../../platform/outbound/address-policy.ts';
 import { type Resolver, systemResolver } from '../../platform/outbound/guarded-lookup.ts';
+import { registerSealedColumn, sealFor } from '../../platform/secrets/index.ts';
 import {
   deleteRepositoryRow,
   findRepositoryByKey,
@@ -186,7 +187,7 @@ export async function listRepositories(
 const CONFIG_TTL_MS = 5_000;
 const configCache = new WeakMap<object, Map<string, { at: number; repo: RepoConfig | undefined }>>();
 
-function forgetConfigs(db: Db): void {
+export function forgetConfigs(db: Db): void {
   configCache.delete(db);
 }
 
@@ -362,6 +363,10 @@ function uniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.cause?.code === '23505';
 }
 
+// A remote's password is sealed at rest (issue 18); `RepoConfig.password` holds it sealed, opened only
+// to authenticate upstream (remote.service, format-context).
+registerSealedColumn({ table: 'repositories', key: 'id', column: 'remote_password' });
+
 /** Builds the stored form of a repository from an existing one (update) or nothing (create). */
 async function buildConfig(
   db: Db,
@@ -420,7 +425,7 @@ async function buildConfig(
       namespaceConfusionProtection:
         body.namespaceConfusionProtection ?? prev?.namespaceConfusionProtection ?? true,
     };
-    if (body.password !== undefined) config.password = body.password || undefined;
+    if (body.password !== undefined) config.password = sealFor(db, body.password || undefined);
     // A URL given (always on create) is checked against the outbound address rule now, not only when dialled.
     if (checkAddress && (body.url !== undefined || !existing)) await checkAddress(config.remote.url);
   }

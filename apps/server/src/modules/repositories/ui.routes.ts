@@ -20,6 +20,8 @@ const mavenSettingsBody = z.strictObject({
   pluginSnapshot: repoKey,
   /** mirror every repository (`mirrorOf *`) through this one */
   mirrorAny: repoKey,
+  /** issue 17 (quick start): write a new token of the caller as each server's password instead of ${env.GRANARY_TOKEN} */
+  includeToken: z.boolean().optional(),
 });
 
 /**
@@ -94,13 +96,27 @@ export function uiRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const xml = await mavenClientConfig(
+        const { includeToken, ...roles } = request.body;
+        let xml = await mavenClientConfig(
           ctx,
           request.principal,
           publicBaseUrl(request, ctx.baseUrl),
           'settings.xml',
-          request.body,
+          roles,
         );
+        if (includeToken && request.principal) {
+          // issue 17: the quick-start wizard's settings.xml works as downloaded, with a real, revocable token.
+          const { token } = await ctx.credentials.issueToken(request, request.principal, {
+            description: 'Maven settings.xml (quick start)',
+          });
+          const escaped = token.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+          xml = xml
+            .replaceAll(`$\{env.GRANARY_TOKEN}`, escaped)
+            .replace(
+              'Set GRANARY_TOKEN to your password or an access token.',
+              'It holds a token of yours: keep it private.',
+            );
+        }
         return reply
           .type('application/xml; charset=utf-8')
           .header('content-disposition', 'attachment; filename="settings.xml"')

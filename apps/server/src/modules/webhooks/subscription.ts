@@ -10,8 +10,30 @@ import {
 } from '@granary/contracts';
 import { z } from 'zod';
 import { InvalidError } from '../../platform/errors.ts';
-import type { Secrets } from '../../platform/secrets/index.ts';
+import { registerSealedColumn, type Secrets } from '../../platform/secrets/index.ts';
 import { checkTemplate } from './template.ts';
+
+// Every secret inside the stored handlers is sealed at rest (issue 18): walked by the start-up seal
+// and the key-rotation job.
+registerSealedColumn({
+  table: 'webhook_subscriptions',
+  key: 'key',
+  column: 'handlers',
+  each: (value, f) =>
+    Array.isArray(value)
+      ? value.map((h: Record<string, unknown>) => {
+          if (!h || typeof h !== 'object') return h;
+          const out = { ...h };
+          for (const k of ['secret', 'previous_secret'])
+            if (typeof out[k] === 'string' && out[k]) out[k] = f(out[k] as string);
+          if (Array.isArray(out.secrets))
+            out.secrets = out.secrets.map((s: { name: string; value: unknown }) =>
+              s && typeof s.value === 'string' && s.value ? { ...s, value: f(s.value) } : s,
+            );
+          return out;
+        })
+      : value,
+});
 
 /** How long a replaced secret still signs deliveries (beside the new one): receivers switch over meanwhile. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 3600_000;

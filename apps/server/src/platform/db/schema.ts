@@ -3,6 +3,9 @@
  * A module owns its tables; other modules reach them only through its service.
  */
 export * from '../../modules/access/access.schema.ts';
+export * from '../../modules/applications/applications.schema.ts';
+export * from '../../modules/integrations/integrations.schema.ts';
+export * from '../../modules/onboarding/onboarding.schema.ts';
 export * from '../../modules/packages/packages.schema.ts';
 export * from '../../modules/proxies/proxies.schema.ts';
 export * from '../../modules/repositories/repositories.schema.ts';
@@ -15,3 +18,4 @@ export * from '../../modules/webhooks/webhooks.schema.ts';
 export * from '../blobs/blob-faults.schema.ts';
 export * from '../events/events.schema.ts';
 export * from '../jobs/jobs.schema.ts';
+export * from '../secrets/secrets.schema.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSecrets, loadMasterKey, masterKeyFile } from './index.ts';
+import { createSecrets, loadMasterKey, loadPreviousMasterKeys, masterKeyFile, masterKeyId } from './index.ts';
 
 describe('platform/secrets: envelope encryption of stored secrets (issue 14)', () => {
   const homes: string[] = [];
@@ -50,5 +50,31 @@ describe('platform/secrets: envelope encryption of stored secrets (issue 14)', (
     expect(() => loadMasterKey({ home, masterKey: 'c2hvcnQ=' })).toThrow(
       /GRANARY_MASTER_KEY: expected a base64-encoded 32-byte key/,
     );
+  });
+
+  it('issue 18: a keyring opens values of a previous key and re-wraps them under the current one without changing the secret', async () => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const sealed = createSecrets(oldKey).sealSecret('remote-pa55');
+    const ring = createSecrets(newKey, [oldKey]);
+    expect(ring.keyId).toBe(masterKeyId(newKey));
+    expect(ring.keyIds).toEqual([masterKeyId(newKey), masterKeyId(oldKey)]);
+    expect(ring.keyIdOf(sealed)).toBe(masterKeyId(oldKey));
+    expect(ring.openSecret(sealed)).toBe('remote-pa55');
+    const rewrapped = ring.rewrap(sealed);
+    expect(ring.keyIdOf(rewrapped)).toBe(masterKeyId(newKey));
+    expect(createSecrets(newKey).openSecret(rewrapped)).toBe('remote-pa55');
+    expect(() => createSecrets(oldKey).openSecret(rewrapped)).toThrow(/another master key/);
+    expect(() => createSecrets(newKey).rewrap(sealed)).toThrow(/another master key/);
+
+    const home = await mkdtemp(path.join(os.tmpdir(), 'granary-secrets-'));
+    homes.push(home);
+    const a = randomBytes(32);
+    const b = randomBytes(32);
+    const { writeFile, mkdir } = await import('node:fs/promises');
+    await mkdir(path.dirname(masterKeyFile(home)), { recursive: true });
+    await writeFile(`${masterKeyFile(home)}.previous`, `# rotated 2026-11\n${b.toString('base64')}\n`);
+    const keys = loadPreviousMasterKeys({ home, masterKeyPrevious: a.toString('base64') });
+    expect(keys.map((k) => k.toString('hex'))).toEqual([a.toString('hex'), b.toString('hex')]);
   });
 });

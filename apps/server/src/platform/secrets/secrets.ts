@@ -6,7 +6,9 @@ import path from 'node:path';
  * Envelope encryption of stored secrets (webhook secrets, later integration tokens): each record gets
  * a random 256-bit data key that encrypts it with AES-256-GCM, and the data key itself is encrypted
  * (wrapped) with the master key. Only the master key has to be kept safe and backed up; the database
- * holds nothing usable without it. Key rotation (re-wrapping under a new master key) is issue 18.
+ * holds nothing usable without it. Key rotation (issue 18): the keyring holds the current master key,
+ * which seals, and earlier ones, which still open; `rewrap` moves a sealed value's data key under the
+ * current key without touching its ciphertext (see at-rest.ts for the background job that does it).
  *
  * Sealed text: `gs1.<key id>.<wrap iv>.<wrapped data key + tag>.<iv>.<ciphertext + tag>`, base64url
  * parts; the key id (first 8 bytes of the master key's SHA-256, hex) says which master key wrapped it.
@@ -18,6 +20,18 @@ export interface Secrets {
   openSecret(sealed: string): string;
   /** Whether `value` looks like sealed text (and not a plaintext someone stored by mistake). */
   isSealed(value: string): boolean;
+  /** The current master key's id (what `sealSecret` writes); earlier keys of the keyring follow in `keyIds`. */
+  readonly keyId: string;
+  readonly keyIds: readonly string[];
+  /** The id of the master key that sealed `value`, or undefined when it is not sealed text. */
+  keyIdOf(value: string): string | undefined;
+  /** The same secret with its data key wrapped under the current master key (throws as `openSecret`). */
+  rewrap(sealed: string): string;
+}
+
+/** A master key's id: the first 8 bytes of its SHA-256, hex (written in every sealed value). */
+export function masterKeyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 16);
 }
 
 export class SecretsError extends Error {
@@ -79,11 +93,67 @@ function decrypt(key: Buffer, iv: Buffer, data: Buffer): Buffer {
   return Buffer.concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()]);
 }
 
-/** Seal and open with one master key (32 bytes). */
-export function createSecrets(masterKey: Buffer): Secrets {
+/**
+ * The previous master keys: `GRANARY_MASTER_KEY_PREVIOUS` (comma-separated base64) and the lines of
+ * `$GRANARY_HOME/security/master.key.previous`, when present. They open secrets, never seal.
+ */
+export function loadPreviousMasterKeys(opts: { home: string; masterKeyPrevious?: string }): Buffer[] {
+  const keys: Buffer[] = [];
+  for (const k of (opts.masterKeyPrevious ?? '').split(','))
+    if (k.trim()) keys.push(parseMasterKey(k, 'GRANARY_MASTER_KEY_PREVIOUS'));
+  const file = `${masterKeyFile(opts.home)}.previous`;
+  if (existsSync(file))
+    for (const line of readFileSync(file, 'utf8').split('\n'))
+      if (line.trim() && !line.trim().startsWith('#')) keys.push(parseMasterKey(line, file));
+  return keys;
+}
+
+/** Seal with the master key (32 bytes); open with it or any of `previous` (key rotation). */
+export function createSecrets(masterKey: Buffer, previous: readonly Buffer[] = []): Secrets {
   if (masterKey.length !== 32) throw new SecretsError('the master key must be 32 bytes');
-  const keyId = createHash('sha256').update(masterKey).digest('hex').slice(0, 16);
+  const keyId = masterKeyId(masterKey);
+  const ring = new Map<string, Buffer>([[keyId, masterKey]]);
+  for (const k of previous) if (!ring.has(masterKeyId(k))) ring.set(masterKeyId(k), k);
+  const isSealed = (value: string) => value.startsWith(`${VERSION}.`) && value.split('.').length === 6;
+  /** Unwraps a sealed value's data key with whichever keyring key wrapped it. */
+  const unwrap = (parts: string[]): Buffer => {
+    const key = ring.get(parts[1]!);
+    if (!key)
+      throw new SecretsError(
+        'this secret was sealed with another master key (GRANARY_MASTER_KEY or security/master.key)',
+      );
+    try {
+      return decrypt(key, Buffer.from(parts[2]!, 'base64url'), Buffer.from(parts[3]!, 'base64url'));
+    } catch (err) {
+      if (err instanceof SecretsError) throw err;
+      throw new SecretsError('sealed secret could not be opened: altered or sealed with another key');
+    }
+  };
+  const split = (sealed: string) => {
+    const parts = sealed.split('.');
+    if (parts.length !== 6 || parts[0] !== VERSION) throw new SecretsError('not a sealed secret');
+    return parts;
+  };
   return {
+    keyId,
+    keyIds: [...ring.keys()],
+    keyIdOf: (value) => (isSealed(value) ? value.split('.')[1] : undefined),
+    rewrap(sealed) {
+      const parts = split(sealed);
+      if (parts[1] === keyId) return sealed;
+      const dataKey = unwrap(parts);
+      try {
+        // Proves the data key opens the ciphertext before the old wrapping is thrown away.
+        decrypt(dataKey, Buffer.from(parts[4]!, 'base64url'), Buffer.from(parts[5]!, 'base64url'));
+        const wrapped = encrypt(masterKey, dataKey);
+        return [VERSION, keyId, b64(wrapped.iv), b64(wrapped.data), parts[4], parts[5]].join('.');
+      } catch (err) {
+        if (err instanceof SecretsError) throw err;
+        throw new SecretsError('sealed secret could not be opened: altered or sealed with another key');
+      } finally {
+        dataKey.fill(0);
+      }
+    },
     sealSecret(plaintext) {
       const dataKey = randomBytes(32);
       try {
@@ -97,27 +167,14 @@ export function createSecrets(masterKey: Buffer): Secrets {
       }
     },
     openSecret(sealed) {
-      const parts = sealed.split('.');
-      if (parts.length !== 6 || parts[0] !== VERSION) throw new SecretsError('not a sealed secret');
-      if (parts[1] !== keyId)
-        throw new SecretsError(
-          'this secret was sealed with another master key (GRANARY_MASTER_KEY or security/master.key)',
-        );
-      const [wrapIv, wrapped, iv, data] = parts.slice(2).map((p) => Buffer.from(p, 'base64url')) as [
-        Buffer,
-        Buffer,
-        Buffer,
-        Buffer,
-      ];
-      let dataKey: Buffer;
+      const parts = split(sealed);
+      const dataKey = unwrap(parts);
       try {
-        dataKey = decrypt(masterKey, wrapIv, wrapped);
-      } catch (err) {
-        if (err instanceof SecretsError) throw err;
-        throw new SecretsError('sealed secret could not be opened: altered or sealed with another key');
-      }
-      try {
-        return decrypt(dataKey, iv, data).toString('utf8');
+        return decrypt(
+          dataKey,
+          Buffer.from(parts[4]!, 'base64url'),
+          Buffer.from(parts[5]!, 'base64url'),
+        ).toString('utf8');
       } catch (err) {
         if (err instanceof SecretsError) throw err;
         throw new SecretsError('sealed secret could not be opened: altered or sealed with another key');
@@ -125,8 +182,6 @@ export function createSecrets(masterKey: Buffer): Secrets {
         dataKey.fill(0);
       }
     },
-    isSealed(value) {
-      return value.startsWith(`${VERSION}.`) && value.split('.').length === 6;
-    },
+    isSealed,
   };
 }

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { Platform } from '../../platform/platform.ts';
+import type { AccessModule } from '../access/index.ts';
+import type { RepositoriesContext } from '../repositories/repositories.api.ts';
+import { onboardingRoutes } from './onboarding.routes.ts';
+import { parseUpstreams } from './quick-repos.ts';
+import { registerQuickStartObserver } from './quick-start.ts';
+import { placeTrialContent, upstreamReachable } from './trial-content.ts';
+
+/**
+ * Onboarding and the quick-start wizard (issue 17): the questionnaire, quick repositories (with Granary's trial
+ * content when offline), quick-start sessions whose flags flip from real client traffic.
+ */
+export async function registerOnboarding(
+  app: FastifyInstance,
+  platform: Platform,
+  access: AccessModule,
+  repositories: RepositoriesContext,
+): Promise<void> {
+  const db = platform.database.db;
+  const log = platform.logging.server;
+  const mode = platform.config.onboardingTrialContent;
+  registerQuickStartObserver(app, db, log);
+  await app.register(
+    onboardingRoutes({
+      db,
+      formats: repositories.formats,
+      upstreams: parseUpstreams(platform.config.onboardingUpstreams),
+      audit: access.context.audit,
+      async trialContent(type, localKey, upstream) {
+        if (mode === 'never') return;
+        if (mode === 'auto' && (await upstreamReachable(platform.outbound, upstream))) return;
+        if (await placeTrialContent(repositories, log, type, localKey))
+          log.info(
+            { type, repo: localKey, mode },
+            'quick setup: trial content placed in the local repository',
+          );
+      },
+    }),
+  );
+}
