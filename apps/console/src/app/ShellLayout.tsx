@@ -2,6 +2,7 @@ import { DownOutlined, QuestionCircleOutlined, UserOutlined } from '@ant-design/
 import { Badge, Button, Dropdown, type InputRef, Layout, Menu, type MenuProps, Modal, Select } from 'antd';
 import { type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
+import { OnboardingHost, runOnboardingAction } from '../features/onboarding/OnboardingHost.tsx';
 import { ToolbarSearch } from '../features/search/components/ToolbarSearch.tsx';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
@@ -177,6 +178,7 @@ export function ShellLayout() {
           </tbody>
         </table>
       </Modal>
+      <OnboardingHost />
     </Layout>
   );
 }
@@ -244,9 +246,12 @@ function ShellUserMenu(): ReactNode {
           const item = byKey.get(key);
           if (!item || item.external) return;
           if (item.to) navigate(item.to);
-          else if (item.action === 'gettingStarted' || item.action === 'quickRepositoryCreation')
-            navigate('/admin/repositories/new');
-          else if (item.action === 'setMeUp') navigate('/repos/tree/General');
+          else if (
+            item.action === 'gettingStarted' ||
+            item.action === 'quickRepositoryCreation' ||
+            item.action === 'setMeUp'
+          )
+            runOnboardingAction(item.action, session.features.quickDeployLanding, navigate);
         },
       }}
     >

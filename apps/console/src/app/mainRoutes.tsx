@@ -12,6 +12,8 @@ import { adminWebhooksRoutes } from '../features/admin-webhooks/routes.tsx';
 import { buildsRoutes } from '../features/builds/routes.tsx';
 import { demoRoutes, templateRoutes } from '../features/demo/routes.tsx';
 import { errorRoutes, notFoundRoute } from '../features/errors/routes.tsx';
+import { adminIntegrationsRoutes, integrationsRoutes } from '../features/integrations/routes.tsx';
+import { onboardingRoutes } from '../features/onboarding/routes.tsx';
 import { packagesRoutes } from '../features/packages/routes.tsx';
 import { profileRoutes } from '../features/profile/routes.tsx';
 import { projectSettingsRoutes } from '../features/project-settings/routes.tsx';
@@ -71,6 +73,8 @@ export const mainRoute: RouteObject = {
             group('@granary/release-bundles', releaseBundlesRoutes),
             group('@granary/builds', buildsRoutes),
             group('@granary/project-settings', projectSettingsRoutes),
+            group('@granary/integrations', integrationsRoutes),
+            group('@granary/onboarding', onboardingRoutes),
             {
               element: <RequireAdminArea />,
               children: [
@@ -82,6 +86,7 @@ export const mainRoute: RouteObject = {
                 group('@granary/admin-monitoring', adminMonitoringRoutes),
                 group('@granary/admin-support', adminSupportRoutes),
                 group('@granary/admin-logs', adminLogsRoutes),
+                group('@granary/admin-integrations', adminIntegrationsRoutes),
               ],
             },
           ],

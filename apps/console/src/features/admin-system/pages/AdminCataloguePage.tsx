@@ -11,8 +11,6 @@ export interface CatalogueItem extends MenuItemRule {
   disabledReason?: (ctx: ShellContext) => string | null;
 }
 
-const NOT_YET = () => 'Arrives with a later issue';
-
 /** spec 000 §2 admin area catalogue: the admin screens in groups. */
 export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
   {
@@ -43,7 +41,7 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
     items: [
       { label: 'General', to: '/admin/configuration/general' },
       { label: 'Webhooks', to: '/admin/configuration/webhooks' },
-      { label: 'Integrations', to: '/admin/configuration/integrations', disabledReason: NOT_YET },
+      { label: 'Integrations', to: '/admin/configuration/integrations' },
       { label: 'Proxies', to: '/admin/proxies/configuration' },
     ],
   },
