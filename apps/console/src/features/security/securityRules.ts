@@ -12,6 +12,7 @@ export type SecurityTab =
   | 'ignore-rules'
   | 'custom-issues'
   | 'indexed-repos'
+  | 'source-repos'
   | 'advisories';
 
 export const SECURITY_TABS: { key: SecurityTab; label: string; adminOnly?: boolean }[] = [
@@ -23,6 +24,8 @@ export const SECURITY_TABS: { key: SecurityTab; label: string; adminOnly?: boole
   { key: 'ignore-rules', label: 'Ignore rules', adminOnly: true },
   { key: 'custom-issues', label: 'Custom issues', adminOnly: true },
   { key: 'indexed-repos', label: 'Indexed repositories', adminOnly: true },
+  // issue 18: scans of the git repositories chosen on an integration.
+  { key: 'source-repos', label: 'Source Repositories', adminOnly: true },
   { key: 'advisories', label: 'Advisory database', adminOnly: true },
 ];
 

@@ -3,6 +3,7 @@ import {
   connectedIntegrationSchema,
   gitIntegrationSchema,
   integrationGroupSchema,
+  integrationRepositoryScanSchema,
   repositoryScanSchema,
   repositorySelectionSchema,
   testConnectionResultSchema,
@@ -16,6 +17,7 @@ import {
   createIntegration,
   deleteIntegration,
   type IntegrationsContext,
+  listAllScans,
   listGroups,
   listRepositories,
   listScans,
@@ -52,6 +54,20 @@ export function integrationsRoutes(ctx: IntegrationsContext): FastifyPluginAsync
         schema: { tags, summary: 'Integration groups', response: { 200: z.array(integrationGroupSchema) } },
       },
       async (request) => listGroups(ctx, request.principal?.admin === true),
+    );
+    // Before `integrations/:type` in reading order; a static path wins over the parameter in any order.
+    app.get(
+      `${UI}integrations/scans`,
+      {
+        config: admin,
+        schema: {
+          tags,
+          summary:
+            'The latest scan of every selected repository of every integration (Security & Compliance)',
+          response: { 200: z.array(integrationRepositoryScanSchema) },
+        },
+      },
+      async () => listAllScans(ctx),
     );
     app.get(
       `${UI}integrations/:type`,

@@ -9,6 +9,7 @@ import {
   INTEGRATION_MESSAGES,
   type IntegrationGroup,
   type IntegrationProduct,
+  type IntegrationRepositoryScan,
   type RepositoryFinding,
   type RepositoryScan,
   type TestConnectionResult,
@@ -331,19 +332,39 @@ export async function listScans(ctx: IntegrationsContext, key: string): Promise<
     .from(gitIntegrationRepositories)
     .where(eq(gitIntegrationRepositories.integrationKey, key))
     .orderBy(gitIntegrationRepositories.fullName);
-  return rows.map((r) => {
-    const result = (r.result ?? {}) as Partial<RepositoryScan>;
-    return {
-      repository: r.fullName,
-      status: r.status as RepositoryScan['status'],
-      scannedAt: r.scannedAt?.toISOString() ?? null,
-      error: r.error,
-      manifests: result.manifests ?? [],
-      components: result.components ?? 0,
-      findings: result.findings ?? [],
-      licenses: result.licenses ?? [],
-    };
-  });
+  return rows.map(toScan);
+}
+
+function toScan(r: typeof gitIntegrationRepositories.$inferSelect): RepositoryScan {
+  const result = (r.result ?? {}) as Partial<RepositoryScan>;
+  return {
+    repository: r.fullName,
+    status: r.status as RepositoryScan['status'],
+    scannedAt: r.scannedAt?.toISOString() ?? null,
+    error: r.error,
+    manifests: result.manifests ?? [],
+    components: result.components ?? 0,
+    findings: result.findings ?? [],
+    licenses: result.licenses ?? [],
+  };
+}
+
+/**
+ * `GET integrations/scans` (issue 18: shown on the integration and in Security & Compliance): the latest scan of
+ * every selected repository of every integration, with the integration's key, name and vendor.
+ */
+export async function listAllScans(ctx: IntegrationsContext): Promise<IntegrationRepositoryScan[]> {
+  const rows = await ctx.db
+    .select({ repo: gitIntegrationRepositories, name: gitIntegrations.name, vendor: gitIntegrations.vendor })
+    .from(gitIntegrationRepositories)
+    .innerJoin(gitIntegrations, eq(gitIntegrations.key, gitIntegrationRepositories.integrationKey))
+    .orderBy(gitIntegrations.name, gitIntegrationRepositories.fullName);
+  return rows.map((r) => ({
+    ...toScan(r.repo),
+    integrationKey: r.repo.integrationKey,
+    integrationName: r.name,
+    vendorName: vendorNameOf(r.vendor) ?? 'github',
+  }));
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   GIT_VENDOR_NAMES,
   type GitVendorName,
   INTEGRATION_MESSAGES,
+  type IntegrationRepositoryScan,
   type RepositoryScan,
   VENDOR_IDS,
 } from '@granary/contracts';
@@ -231,6 +232,37 @@ describe(`git integrations on each vendor's API (issue 18, spec 001 §3 §6 §7 
     expect((await api('GET', 'integration/getIntegrations')).json()).toHaveLength(4);
   });
 
+  it('issue 18 (scans shown in Security & Compliance): GET integrations/scans lists the latest scan of every selected repository of every integration, with its findings and licences', async () => {
+    const res = await api('GET', 'integrations/scans');
+    expect(res.statusCode, res.body).toBe(200);
+    const scans = res.json() as IntegrationRepositoryScan[];
+    expect(scans).toHaveLength(GIT_VENDOR_NAMES.length);
+    for (const v of GIT_VENDOR_NAMES) {
+      const scan = scans.find((s) => s.integrationKey === keys.get(v));
+      expect(scan, v).toMatchObject({
+        integrationName: `${v}-main`,
+        vendorName: v,
+        repository: `${owner(v)}/shop`,
+        status: 'done',
+      });
+      expect(Number.isNaN(Date.parse(scan!.scannedAt ?? ''))).toBe(false);
+      expect(scan!.findings).toContainEqual(
+        expect.objectContaining({
+          advisoryId: 'GHSA-35jh-r3h4-6jhm',
+          severity: expect.any(String),
+          package: 'lodash',
+          version: '4.17.20',
+          fixedVersions: ['4.17.21'],
+          manifest: 'package-lock.json',
+        }),
+      );
+      expect(scan!.licenses).toContainEqual({ package: 'lodash', version: '4.17.20', license: 'MIT' });
+    }
+    // Admins only, checked on the server.
+    expect((await api('GET', 'integrations/scans', undefined, USER)).statusCode).toBe(403);
+    expect((await api('GET', 'integrations/scans', undefined, null)).statusCode).toBe(401);
+  });
+
   it('issue 18 / spec 001 §7: the developer-tool cards read set-me-up with the trailing slash normalised', async () => {
     const res = await t.app.inject({
       method: 'GET',
@@ -301,6 +333,7 @@ describe(`git integrations on each vendor's API (issue 18, spec 001 §3 §6 §7 
       ['GET', 'integration/getIntegrations'],
       ['GET', `integration/${key}/repositories`],
       ['GET', `integration/${key}/scans`],
+      ['GET', 'integrations/scans'],
     ];
     for (const [method, url, body] of calls) {
       expect((await api(method, url, body, null)).statusCode, url).toBe(401);

@@ -11,6 +11,7 @@ import { IndexedReposTab } from '../components/IndexedReposTab.tsx';
 import { LicensesTab } from '../components/LicensesTab.tsx';
 import { PoliciesTab } from '../components/PoliciesTab.tsx';
 import { SecurityIssuesTab } from '../components/SecurityIssuesTab.tsx';
+import { SourceReposTab } from '../components/SourceReposTab.tsx';
 import { ViolationsTab } from '../components/ViolationsTab.tsx';
 import { WatchesTab } from '../components/WatchesTab.tsx';
 import { SECURITY_TABS, type SecurityTab, securityTabPath } from '../securityRules.ts';
@@ -34,6 +35,8 @@ function tabContent(tab: SecurityTab, admin: boolean): ReactNode {
       return <CustomIssuesTab />;
     case 'indexed-repos':
       return <IndexedReposTab />;
+    case 'source-repos':
+      return <SourceReposTab />;
     case 'advisories':
       return <AdvisoriesTab />;
   }
