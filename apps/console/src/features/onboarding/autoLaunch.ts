@@ -1,7 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { useSession } from '../../shared/session/SessionProvider.tsx';
-import { gettingStartedQueryOptions, reposStatesQueryOptions, useClaimGettingStartedMutation } from './queries.ts';
+import {
+  gettingStartedQueryOptions,
+  reposStatesQueryOptions,
+  useClaimGettingStartedMutation,
+} from './queries.ts';
 
 /** What the start-up knows when it decides whether onboarding opens on its own. */
 export interface LaunchInputs {
@@ -36,7 +40,8 @@ export interface LaunchPlan {
 export function launchPlan(i: LaunchInputs): LaunchPlan | null {
   if (!i.admin || !i.quickSetup) return null;
   if (i.cloudTrial) return { action: 'quickRepositoryCreation', needsOnlyDefaultRepositories: true };
-  if (i.freeTier || i.quickDeployLanding) return { action: 'gettingStarted', needsOnlyDefaultRepositories: false };
+  if (i.freeTier || i.quickDeployLanding)
+    return { action: 'gettingStarted', needsOnlyDefaultRepositories: false };
   return null;
 }
 

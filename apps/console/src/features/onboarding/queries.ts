@@ -5,6 +5,7 @@ import {
   gettingStartedStateSchema,
   mavenDistributionManagementSchema,
   type OnboardingData,
+  OTP_HEADER,
   onboardingPersonalizationStateSchema,
   type ProjectCreate,
   projectMembersSchema,
@@ -207,10 +208,15 @@ export const quickStartStatusQueryOptions = (repoKey: string, waitingFor: Status
 // --- Maven -------------------------------------------------------------------------------------
 
 /** A console call answering text (settings.xml), with the CSRF header the server wants on a POST. */
-async function postForText(path: string, body: unknown): Promise<string> {
+async function postForText(
+  path: string,
+  body: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<string> {
   const response = await fetch(consoleApiUrl(path), {
     method: 'POST',
     headers: {
+      ...extraHeaders,
       Accept: 'application/xml, text/plain, */*',
       'Content-Type': 'application/json',
       'X-Requested-With': 'XMLHttpRequest',
@@ -239,17 +245,22 @@ const mavenPair = (repos: CreatedRepos) => {
 /** spec 000 §7 `ui/setMeUp/downloadBuildMaven`: settings.xml for the created Maven repositories. */
 export function useMavenSettingsMutation() {
   return useMutation({
-    mutationFn: (repos: CreatedRepos) => {
+    mutationFn: ({ repos, otp }: { repos: CreatedRepos; otp?: string }) => {
       const { release, snapshot } = mavenPair(repos);
-      return postForText('ui/setMeUp/downloadBuildMaven', {
-        release,
-        snapshot,
-        pluginRelease: release,
-        pluginSnapshot: snapshot,
-        mirrorAny: release,
-        // issue 17: the downloaded settings.xml carries a real token of the user, so mvn works as downloaded.
-        includeToken: true,
-      });
+      return postForText(
+        'ui/setMeUp/downloadBuildMaven',
+        {
+          release,
+          snapshot,
+          pluginRelease: release,
+          pluginSnapshot: snapshot,
+          mirrorAny: release,
+          // issue 17: the downloaded settings.xml carries a real token of the user, so mvn works as downloaded.
+          includeToken: true,
+        },
+        // A user with an authenticator makes that token with a fresh one-time code (issue 12 §2).
+        otp?.trim() ? { [OTP_HEADER]: otp.trim() } : {},
+      );
     },
   });
 }

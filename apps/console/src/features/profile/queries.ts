@@ -2,7 +2,6 @@ import {
   apiKeyResponseSchema,
   type ChangePasswordRequest,
   changePasswordRequestSchema,
-  identityTokenResponseSchema,
   MFA_AUTHENTICATOR_GOOGLE,
   mfaEnrollResponseSchema,
   OTP_HEADER,
@@ -20,21 +19,8 @@ const enc = encodeURIComponent;
 const otpHeaders = (otp: string | undefined): Record<string, string> =>
   otp?.trim() ? { [OTP_HEADER]: otp.trim() } : {};
 
-/**
- * spec 000 §7 `POST ui/userIdentifyToken/{name}` {description, includeReferenceToken, expiresIn}; reads
- * reference_token. A user with an authenticator adds a fresh one-time code.
- */
-export function useIdentityTokenMutation() {
-  return useMutation({
-    mutationFn: ({ name, description, otp }: { name: string; description: string; otp?: string }) =>
-      api.post(
-        `ui/userIdentifyToken/${enc(name)}`,
-        { description, includeReferenceToken: true },
-        identityTokenResponseSchema,
-        { headers: otpHeaders(otp) },
-      ),
-  });
-}
+// Also used by the quick-start wizard: it lives in shared/.
+export { useIdentityTokenMutation } from '../../shared/session/identityToken.ts';
 
 /** spec 000 §7 `POST changePassword?prefix=changePassword`, used by the profile for the user's own password. */
 export function useChangeOwnPasswordMutation() {

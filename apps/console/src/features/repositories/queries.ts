@@ -2,15 +2,11 @@ import {
   type ArtifactActions,
   artifactActionsSchema,
   copyMoveAnswerSchema,
-  HIDDEN_REPOSITORY_TYPES,
-  repositoryListItemSchema,
-  setMeUpSchema,
   storageInfoSchema,
   storagePropertiesSchema,
   zapAnswerSchema,
 } from '@granary/contracts';
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
 import { apiErrorFromResponse } from '../../shared/api/ApiError.ts';
 import { ApiError, api, apiRequest, CSRF_HEADER, restApi } from '../../shared/api/index.ts';
 
@@ -42,16 +38,8 @@ export const artifactUrl = (repo: string, path: string, folder = false) =>
 export const archiveUrl = (repo: string, path: string) =>
   `/api/archive/download/${at(repo, path)}?archiveType=zip`;
 
-export const repositoriesQueryOptions = () =>
-  queryOptions({
-    queryKey: treeKeys.repositories,
-    queryFn: async ({ signal }) => {
-      const all = await restApi.get('repositories', z.array(repositoryListItemSchema), { signal });
-      // spec 000 §9 / 001 §3: hidden repository types never show in a listing.
-      const hidden: readonly string[] = HIDDEN_REPOSITORY_TYPES;
-      return all.filter((r) => !hidden.includes(r.packageType.toLowerCase()));
-    },
-  });
+// Used by other features too (Set Me Up, onboarding): they live in shared/, under the same keys.
+export { repositoriesQueryOptions, setMeUpQueryOptions } from '../../shared/repositories/queries.ts';
 
 export const storageInfoQueryOptions = (repo: string, path: string) =>
   queryOptions({
@@ -82,12 +70,6 @@ export const artifactActionsQueryOptions = (repo: string, path: string) =>
     queryKey: treeKeys.actions(repo, path),
     queryFn: ({ signal }): Promise<ArtifactActions> =>
       api.get('ui/artifactactions', artifactActionsSchema, { signal, query: { repoKey: repo, path } }),
-  });
-
-export const setMeUpQueryOptions = (repo: string) =>
-  queryOptions({
-    queryKey: treeKeys.setMeUp(repo),
-    queryFn: ({ signal }) => api.get('ui/setMeUp', setMeUpSchema, { signal, query: { repoKey: repo } }),
   });
 
 function useInvalidateTree() {

@@ -67,7 +67,9 @@ export function clientCredentials(ctx: AccessContext): ClientCredentials {
           description: opts.description,
           expires_in: opts.expiresInSecs,
         },
-        { otpVerified: steppedUp.has(request) },
+        // A fresh one-time code sent with the request (`X-Granary-OTP`) also lets a user with an authenticator
+        // get one (issue 17: the quick-start wizard's settings.xml download).
+        { otpVerified: steppedUp.has(request), otp: readOtp(request) },
       );
       return { token: answer.access_token, expiresInSecs: answer.expires_in ?? null };
     },

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Platform } from '../../platform/platform.ts';
 import type { AccessModule } from '../access/index.ts';
 import type { RepositoriesContext } from '../repositories/repositories.api.ts';
+import { gettingStartedRoutes } from './getting-started.ts';
 import { onboardingRoutes } from './onboarding.routes.ts';
 import { parseUpstreams } from './quick-repos.ts';
 import { registerQuickStartObserver } from './quick-start.ts';
@@ -21,6 +22,7 @@ export async function registerOnboarding(
   const log = platform.logging.server;
   const mode = platform.config.onboardingTrialContent;
   registerQuickStartObserver(app, db, log);
+  await app.register(gettingStartedRoutes(db));
   await app.register(
     onboardingRoutes({
       db,

@@ -31,3 +31,13 @@ export const quickStartSessions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userName, t.repoKey] })],
 );
+
+/**
+ * Who was already shown the getting-started wizard on start-up (spec 000 §4: administrators on the free tier see
+ * it once; the cloud-trial quick-start wizard initialises on its own once). In the database, so "once" holds
+ * across browsers and every node sharing it; the first claim wins.
+ */
+export const onboardingGettingStarted = pgTable('onboarding_getting_started', {
+  userName: text('user_name').primaryKey(),
+  seenAt: timestamp('seen_at', { withTimezone: true }).notNull().defaultNow(),
+});

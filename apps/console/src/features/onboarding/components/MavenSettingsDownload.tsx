@@ -1,7 +1,10 @@
 import { DownloadOutlined } from '@ant-design/icons';
-import { Button } from 'antd';
+import { Button, Flex } from 'antd';
+import { useState } from 'react';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
+import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { type CreatedRepos, useMavenSettingsMutation } from '../queries.ts';
+import { OneTimeCodeInput, wantsOneTimeCode } from './OneTimeCodeInput.tsx';
 
 /** Saves a text as a file through the browser's download. */
 function saveFile(name: string, text: string, type: string) {
@@ -21,18 +24,34 @@ function saveFile(name: string, text: string, type: string) {
  */
 export function MavenSettingsDownload({ repos }: { repos: CreatedRepos }) {
   const settings = useMavenSettingsMutation();
+  const mfa = useSession().user?.mfaEnrolled === true;
+  // The file carries a new token: a user with an authenticator gives a fresh one-time code for it (issue 12 §2).
+  const [otp, setOtp] = useState('');
+  const askOtp = mfa || wantsOneTimeCode(settings.error);
   const onDownload = () =>
-    settings.mutate(repos, { onSuccess: (xml) => saveFile('settings.xml', xml, 'application/xml') });
+    settings.mutate(
+      { repos, otp },
+      {
+        onSuccess: (xml) => {
+          setOtp('');
+          saveFile('settings.xml', xml, 'application/xml');
+        },
+      },
+    );
   return (
     <div>
-      <Button
-        icon={<DownloadOutlined aria-hidden />}
-        onClick={onDownload}
-        loading={settings.isPending}
-        data-testid="quick-start-maven-settings"
-      >
-        Download settings.xml
-      </Button>
+      <Flex gap="small" wrap>
+        {askOtp && <OneTimeCodeInput value={otp} onChange={setOtp} onEnter={onDownload} />}
+        <Button
+          icon={<DownloadOutlined aria-hidden />}
+          onClick={onDownload}
+          loading={settings.isPending}
+          disabled={askOtp && !otp.trim()}
+          data-testid="quick-start-maven-settings"
+        >
+          Download settings.xml
+        </Button>
+      </Flex>
       {settings.isError && <ErrorAlert error={settings.error} style={{ marginTop: 8 }} />}
     </div>
   );

@@ -1,14 +1,14 @@
 import { LoadingOutlined } from '@ant-design/icons';
-import { QUICK_START_WAIT_MS } from '@granary/contracts';
+import { ACCESS_MESSAGES, QUICK_START_WAIT_MS } from '@granary/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Flex, Result, Skeleton, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
+import { useIdentityTokenMutation } from '../../../shared/session/identityToken.ts';
 import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { packageKeys } from '../../packages/queries.ts';
-import { useIdentityTokenMutation } from '../../profile/queries.ts';
 import {
   baseUrlQueryOptions,
   type CreatedRepos,
@@ -20,6 +20,7 @@ import {
 import type { CommandContext } from '../quickStartCommands.ts';
 import { hasFlow, typeIcon, typeLabel } from '../quickStartFlows.ts';
 import { ClientFlow } from './ClientFlow.tsx';
+import { OneTimeCodeInput, wantsOneTimeCode } from './OneTimeCodeInput.tsx';
 import { PackageTypeSelection } from './PackageTypeSelection.tsx';
 
 type Stage =
@@ -51,6 +52,8 @@ export function QuickStartWizard({
   const [selected, setSelected] = useState<string | null>(null);
   const [stage, setStage] = useState<Stage>({ name: 'select' });
   const [continuing, setContinuing] = useState(false);
+  // issue 12 §2: a user with an authenticator makes a token with a fresh one-time code (asked as the profile does).
+  const [otp, setOtp] = useState('');
   const model = useQuery(reposModelQueryOptions());
   const create = useCreateQuickReposMutation();
   const token = useIdentityTokenMutation();
@@ -84,7 +87,7 @@ export function QuickStartWizard({
         onSetMeUp(virtual);
         return;
       }
-      const issued = await token.mutateAsync({ name: user, description: `Quick start ${type}` });
+      const issued = await token.mutateAsync({ name: user, description: `Quick start ${type}`, otp });
       start.mutate(
         { type, repoKey: virtual },
         // spec 000 §8: other quick-start errors are logged only.
@@ -135,22 +138,40 @@ export function QuickStartWizard({
   }
   if (stage.name === 'created') {
     const label = typeLabel(stage.type);
+    // Asked up front when the user data says so, or once the server said a code is needed.
+    const askOtp =
+      hasFlow(stage.type) && (session.user?.mfaEnrolled === true || wantsOneTimeCode(token.error));
     return (
       <Flex vertical gap="middle">
-        {token.isError && <ErrorAlert title="Failed to generate Identity token" error={token.error} />}
+        {token.isError && (
+          <ErrorAlert
+            title={ACCESS_MESSAGES.identityTokenFailure}
+            description={askOtp ? token.error.message : undefined}
+          />
+        )}
         <Result
           icon={<PackageTypeIcon icon={typeIcon(stage.type)} size={56} />}
           title={`${label} Repository was created successfully!`}
           subTitle={`Next, configure your ${label} client to work with your repository and run some basic commands.`}
           extra={
-            <Button
-              type="primary"
-              loading={continuing}
-              onClick={() => void onContinue(stage.type, stage.repos)}
-              data-testid="quick-start-continue"
-            >
-              Continue
-            </Button>
+            <Flex gap="small" justify="center" wrap>
+              {askOtp && (
+                <OneTimeCodeInput
+                  value={otp}
+                  onChange={setOtp}
+                  onEnter={() => void onContinue(stage.type, stage.repos)}
+                />
+              )}
+              <Button
+                type="primary"
+                loading={continuing}
+                disabled={askOtp && !otp.trim()}
+                onClick={() => void onContinue(stage.type, stage.repos)}
+                data-testid="quick-start-continue"
+              >
+                Continue
+              </Button>
+            </Flex>
           }
         />
         <Typography.Text type="secondary" style={{ textAlign: 'center' }}>

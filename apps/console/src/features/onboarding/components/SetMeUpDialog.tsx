@@ -2,8 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Empty, Flex, Modal, Select, Typography } from 'antd';
 import { useState } from 'react';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
-import { SetMeUpTab } from '../../repositories/components/SetMeUpTab.tsx';
-import { repositoriesQueryOptions } from '../../repositories/queries.ts';
+import { SetMeUpTab } from '../../../shared/components/SetMeUpTab.tsx';
+import { repositoriesQueryOptions } from '../../../shared/repositories/queries.ts';
 
 /**
  * spec 000 §2 user menu "Set Me Up": choose one of the repositories the user can read (the server lists only

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Descriptions, Flex, Skeleton, Tabs, Tag, Typography } from 'antd';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
+import { SetMeUpTab } from '../../../shared/components/SetMeUpTab.tsx';
 import { artifactActionsQueryOptions, storageInfoQueryOptions } from '../queries.ts';
 import { ArtifactActionsBar } from './ArtifactActionsBar.tsx';
 import { PermissionsTab } from './PermissionsTab.tsx';
 import { PropertiesTab } from './PropertiesTab.tsx';
-import { SetMeUpTab } from './SetMeUpTab.tsx';
 import type { TreeRef } from './treeKeys.ts';
 
 const formatSize = (bytes: number) => {

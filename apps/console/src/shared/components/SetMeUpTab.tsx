@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { Flex, Skeleton, Typography } from 'antd';
-import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
-import { setMeUpQueryOptions } from '../queries.ts';
+import { setMeUpQueryOptions } from '../repositories/queries.ts';
+import { ErrorAlert } from './ErrorAlert.tsx';
 
-/** The repository's Set Me Up: its URL and its format's client snippets. */
+/** The repository's Set Me Up: its URL and its format's client snippets (tree browser, Set Me Up dialog). */
 export function SetMeUpTab({ repo }: { repo: string }) {
   const setMeUp = useQuery(setMeUpQueryOptions(repo));
   if (setMeUp.isError) return <ErrorAlert error={setMeUp.error} />;
