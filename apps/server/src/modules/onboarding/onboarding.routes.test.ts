@@ -228,10 +228,14 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
     expect(await status('npm')).toEqual({ isAuthenticated: false, isDownloaded: false, isPublished: false });
     const got = await call('GET', '/repository/npm/jfrog-trial-sum-example', ADMIN);
     expect(got.statusCode).toBe(200);
-    expect(await status('npm')).toMatchObject({ isDownloaded: true, isPublished: false });
+    await expect
+      .poll(() => status('npm'), { timeout: 2_000 })
+      .toMatchObject({ isDownloaded: true, isPublished: false });
     const trial = { name: 'jfrog-npm-trial', version: '0.0.0-1' };
     expect((await put('npm', trial, await makeTarball(trial))).statusCode).toBeLessThan(300);
-    expect(await status('npm')).toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
+    await expect
+      .poll(() => status('npm'), { timeout: 2_000 })
+      .toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
     // Sessions are per user: sam sees nothing of admin's.
     expect((await call('GET', `${P}/quickstart/status?repoKey=npm`, SAM)).statusCode).toBe(403);
   });
@@ -246,11 +250,13 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
     });
     const token = await call('GET', '/v2/token?service=granary', ADMIN);
     expect(token.statusCode).toBe(200);
-    expect(await status('docker')).toEqual({
-      isAuthenticated: true,
-      isDownloaded: false,
-      isPublished: false,
-    });
+    await expect
+      .poll(() => status('docker'), { timeout: 2_000 })
+      .toEqual({
+        isAuthenticated: true,
+        isDownloaded: false,
+        isPublished: false,
+      });
     const image = testImage({ layerSizes: [64], mediaType: 'oci' });
     const push = async (repo: string, tag: string) => {
       for (const blob of [image.config, ...image.layers])
@@ -275,9 +281,13 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
       headers: { authorization: ADMIN, accept: 'application/vnd.oci.image.manifest.v1+json' },
     });
     expect(pulled.statusCode).toBe(200);
-    expect(await status('docker')).toMatchObject({ isDownloaded: true, isPublished: false });
+    await expect
+      .poll(() => status('docker'), { timeout: 2_000 })
+      .toMatchObject({ isDownloaded: true, isPublished: false });
     expect((await push('docker', '1.0.0')).statusCode).toBe(201);
-    expect(await status('docker')).toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
+    await expect
+      .poll(() => status('docker'), { timeout: 2_000 })
+      .toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
   });
 
   it('spec 000 §3 session flags (pypi, maven): requests shaped like pip, twine and mvn flip isDownloaded and isPublished', async () => {
@@ -305,10 +315,14 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
     });
     const simple = await call('GET', '/repository/pypi2/simple/twine/', ADMIN);
     expect(simple.statusCode).toBe(200);
-    expect(await status('pypi2')).toMatchObject({ isDownloaded: true, isPublished: false });
+    await expect
+      .poll(() => status('pypi2'), { timeout: 2_000 })
+      .toMatchObject({ isDownloaded: true, isPublished: false });
     const hello = await makeWheel({ name: 'hello-jfrog', version: '1.0.0' });
     expect((await upload('pypi2', hello, 'hello-jfrog', '1.0.0')).statusCode).toBeLessThan(300);
-    expect(await status('pypi2')).toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
+    await expect
+      .poll(() => status('pypi2'), { timeout: 2_000 })
+      .toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
 
     const pom = (g: string, a: string, v: string) =>
       `<project><modelVersion>4.0.0</modelVersion><groupId>${g}</groupId><artifactId>${a}</artifactId><version>${v}</version></project>`;
@@ -331,7 +345,9 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
     expect(
       (await call('GET', '/repository/maven/junit/junit/4.13.2/junit-4.13.2.pom', ADMIN)).statusCode,
     ).toBe(200);
-    expect(await status('maven')).toMatchObject({ isDownloaded: true, isPublished: false });
+    await expect
+      .poll(() => status('maven'), { timeout: 2_000 })
+      .toMatchObject({ isDownloaded: true, isPublished: false });
     // mvn deploy of the archetype's 1.0-SNAPSHOT goes to the snapshot virtual of the pair.
     expect(
       (
@@ -342,7 +358,9 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
         )
       ).statusCode,
     ).toBeLessThan(300);
-    expect(await status('maven')).toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
+    await expect
+      .poll(() => status('maven'), { timeout: 2_000 })
+      .toEqual({ isAuthenticated: true, isDownloaded: true, isPublished: true });
   });
 
   it('issue 17 Maven: downloadBuildMaven with includeToken writes a real token of the caller that mvn can use as is; the distributionManagement names the virtual pair', async () => {
