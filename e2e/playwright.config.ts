@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
+import { E2E_WORKERS } from './support/workers.ts';
 
 // Browser tests against the REAL server serving the built console (DESIGN.md "Tests").
 // Debian's Chromium is used; nothing downloads a browser (PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1).
@@ -12,7 +13,8 @@ export default defineConfig({
   outputDir: './test-results',
   globalSetup: './support/global-setup.ts',
   fullyParallel: false,
-  workers: 1,
+  // Spec files run side by side, each worker against its own main server (support/global-setup.ts).
+  workers: E2E_WORKERS,
   forbidOnly: Boolean(process.env.CI),
   // One retry on CI, for a browser test that lost a race with a loaded machine; the closing summary
   // names every test that needed it (flaky), so a retry never hides silently.

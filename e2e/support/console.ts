@@ -1,4 +1,7 @@
 import { expect, type Page } from '@playwright/test';
+import { selectWorkerServer } from './workers.ts';
+
+selectWorkerServer();
 
 /** The main server's admin password (set by the global setup). */
 export function mainAdminPassword(): string {

@@ -3,6 +3,9 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { ROOT } from './server.ts';
+import { selectWorkerServer } from './workers.ts';
+
+selectWorkerServer();
 
 const SCREENSHOTS = path.join(ROOT, 'e2e/screenshots');
 
