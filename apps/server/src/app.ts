@@ -15,6 +15,8 @@ import { createFormatRegistry } from './formats/registry.ts';
 import { ensureFirstAdmin } from './modules/access/access.service.ts';
 import { registerAccessAuthentication, registerAccessRoutes } from './modules/access/index.ts';
 import { registerApplications } from './modules/applications/index.ts';
+import { registerBuilds } from './modules/builds/index.ts';
+import { registerDistribution } from './modules/distribution/index.ts';
 import { registerIntegrations } from './modules/integrations/index.ts';
 import { registerOnboarding } from './modules/onboarding/index.ts';
 import { registerPackages } from './modules/packages/index.ts';
@@ -244,7 +246,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     const webhooks = await registerWebhooks(app, app.granary, access);
     await registerProxies(app, app.granary, access, { repositories: app.repositories, webhooks });
     await registerScanning(app, app.granary);
+    await registerBuilds(app, app.granary, access, app.repositories);
     await registerIntegrations(app, app.granary);
+    await registerDistribution(app, app.granary, access);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

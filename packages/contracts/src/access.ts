@@ -732,7 +732,8 @@ export type CliSessionInfo = z.infer<typeof cliSessionInfoSchema>;
 
 /** `POST ui/userProfile`: the current password proves the user; `email` changes it when profileUpdatable. */
 export const userProfileUpdateSchema = z.strictObject({
-  password: z.string().min(1, ACCESS_MESSAGES.passwordRequired),
+  /** `""` only for a single sign-on user without a Granary password (spec 000 §6, OAuth realm). */
+  password: z.string().max(1024),
   email: z
     .union([z.literal(''), z.email('Enter a valid email address')])
     .nullable()

@@ -1,6 +1,8 @@
 export * from './access.ts';
 export * from './applications.ts';
+export * from './builds.ts';
 export * from './constants.ts';
+export * from './distribution.ts';
 export * from './errors.ts';
 export * from './integration-scans.ts';
 export * from './integrations.ts';
@@ -14,6 +16,7 @@ export * from './scan-policies.ts';
 export * from './scanning.ts';
 export * from './scanning-api.ts';
 export * from './service-status.ts';
+export * from './sso.ts';
 export * from './support.ts';
 export * from './system.ts';
 export * from './webhooks.ts';

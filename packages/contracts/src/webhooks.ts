@@ -78,8 +78,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'build',
     title: 'Builds',
     criteria: 'builds',
-    available: false,
-    note: 'Produced once builds land (issue 19).',
+    available: true,
     event_types: [
       { type: 'uploaded', title: 'Build was uploaded' },
       { type: 'deleted', title: 'Build was deleted' },
@@ -90,8 +89,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'distribution',
     title: 'Distribution',
     criteria: 'releaseBundles',
-    available: false,
-    note: 'Produced once distribution lands (issue 19).',
+    available: true,
     event_types: [
       { type: 'distribute_started', title: 'Distribution started' },
       { type: 'distribute_completed', title: 'Distribution completed' },
@@ -106,8 +104,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'release_bundle',
     title: 'Release bundles',
     criteria: 'releaseBundles',
-    available: false,
-    note: 'Produced once release bundles land (issue 19).',
+    available: true,
     event_types: [
       { type: 'created', title: 'Release bundle was created' },
       { type: 'signed', title: 'Release bundle was signed' },
@@ -173,8 +170,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'promotion',
     title: 'Promotions',
     criteria: 'builds',
-    available: false,
-    note: 'Produced once builds land (issue 19).',
+    available: true,
     event_types: [{ type: 'promoted', title: 'Build or bundle was promoted' }],
   },
   {

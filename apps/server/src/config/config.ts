@@ -41,6 +41,10 @@ const SETTINGS = {
   maxUploadsPerAddress: { env: 'GRANARY_MAX_UPLOADS_PER_ADDRESS', yaml: 'maxUploadsPerAddress' },
   scrubIntervalSecs: { env: 'GRANARY_SCRUB_INTERVAL_SECS', yaml: 'scrubIntervalSecs' },
   scrubRateBytesPerSec: { env: 'GRANARY_SCRUB_RATE_BYTES_PER_SEC', yaml: 'scrubRateBytesPerSec' },
+  distributionPullRateBytesPerSec: {
+    env: 'GRANARY_DISTRIBUTION_PULL_RATE_BYTES_PER_SEC',
+    yaml: 'distributionPullRateBytesPerSec',
+  },
   shutdownTimeoutMs: { env: 'GRANARY_SHUTDOWN_TIMEOUT_MS', yaml: 'shutdownTimeoutMs' },
   consoleDir: { env: 'GRANARY_CONSOLE_DIR', yaml: 'consoleDir' },
   trustProxy: { env: 'GRANARY_TRUST_PROXY', yaml: 'trustProxy' },
@@ -139,6 +143,8 @@ export const configSchema = z.object({
   /** The blob scrub (re-hashes every stored blob to find damage): how often a pass starts, and its read rate. */
   scrubIntervalSecs: integer(60, 365 * 24 * 3600).default(7 * 24 * 3600),
   scrubRateBytesPerSec: integer(1024, 2 ** 40).default(32 * 1024 * 1024),
+  /** Release bundle distribution (issue 19): the most a target pulls per second from a source; 0: no cap. */
+  distributionPullRateBytesPerSec: integer(0, 2 ** 40).default(0),
   shutdownTimeoutMs: integer(0, 600_000).default(30_000),
   consoleDir: z.string().optional(),
   /** Quick setup (issue 17): the upstream of each quick remote, `npm=https://…,docker=https://…`; unset: the public registries. */

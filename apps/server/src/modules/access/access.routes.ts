@@ -5,6 +5,8 @@ import type { AccessContext } from './context.ts';
 import { passwordRoutes } from './passwords.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
 import { securityRoutes } from './security.routes.ts';
+import { samlRoutes } from './sso/saml.routes.ts';
+import { ssoRoutes } from './sso/sso.routes.ts';
 
 /** Every route of the access module: the REST API under /api/security and the console's sign-in calls. */
 export function accessRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
@@ -14,5 +16,7 @@ export function accessRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
     await app.register(passwordRoutes(ctx));
     await app.register(projectRoutes(ctx));
     await app.register(accountRoutes(ctx));
+    await app.register(samlRoutes(ctx));
+    await app.register(ssoRoutes(ctx));
   };
 }

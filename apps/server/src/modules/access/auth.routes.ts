@@ -29,6 +29,7 @@ import {
   userDataOf,
   verifyMfa,
 } from './login.service.ts';
+import { ssoLoginState } from './sso/login-links.ts';
 import { createIdentityToken } from './tokens.service.ts';
 import { requireUser } from './users.service.ts';
 
@@ -135,7 +136,7 @@ export function consoleAuthRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
       return {
         forgotPassword: true,
         canRememberMe: true,
-        ssoProviderLink: null,
+        ssoProviderLink: (await ssoLoginState(ctx.db, app)).ssoProviderLink,
         canRegister: settings.selfRegistration,
         accountPortalUrl: settings.accountPortalUrl || null,
       };
@@ -167,7 +168,7 @@ export function consoleAuthRoutes(ctx: AccessContext): FastifyPluginAsyncZod {
     app.get(
       `${P}autoRedirectState`,
       { config: { access: 'public' }, schema: { tags, response: { 200: autoRedirectStateSchema } } },
-      async () => ({ isAutoRedirectLogin: false }),
+      async () => ({ isAutoRedirectLogin: (await ssoLoginState(ctx.db, app)).isAutoRedirectLogin }),
     );
     app.get(
       `${P}access/mode`,

@@ -7,12 +7,13 @@ import {
   SESSION_COOKIE,
 } from '@granary/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../../platform/errors.ts';
+import { ForbiddenError, UnauthorizedError, UpstreamError } from '../../platform/errors.ts';
 import type { AccessContext } from './context.ts';
 import { readCookie } from './cookies.ts';
 import { TOKEN_PREFIX } from './crypto.ts';
 import { checkPassword, LockedOutError } from './login.service.ts';
 import { resolveSession } from './sessions.service.ts';
+import { LDAP_UNREACHABLE_MESSAGE } from './sso/ldap.ts';
 import { authenticateToken } from './tokens.service.ts';
 import { principalOf } from './users.service.ts';
 
@@ -101,6 +102,8 @@ export function registerAuthentication(app: FastifyInstance, ctx: AccessContext)
       if (check.reason === 'locked') throw new LockedOutError(check.until);
       if (check.reason === 'password expired')
         throw new UnauthorizedError(ACCESS_MESSAGES.credentialsExpired, AccessErrorCode.CredentialsExpired);
+      // Issue 20: not "wrong password" when the LDAP directory could not be asked.
+      if (check.reason === 'directory unreachable') throw new UpstreamError(LDAP_UNREACHABLE_MESSAGE);
       throw new UnauthorizedError(ACCESS_MESSAGES.badCredentials, AccessErrorCode.BadCredentials);
     }
     // A user with an authenticator never works with the password alone (issue 12 §2): clients use

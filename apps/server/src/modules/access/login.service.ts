@@ -6,7 +6,13 @@ import {
   type UserData,
 } from '@granary/contracts';
 import { generateSecret, generateURI, verify as verifyOtp } from 'otplib';
-import { ForbiddenError, InvalidError, RateLimitedError, UnauthorizedError } from '../../platform/errors.ts';
+import {
+  ForbiddenError,
+  InvalidError,
+  RateLimitedError,
+  UnauthorizedError,
+  UpstreamError,
+} from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { openFor, registerSealedColumn, sealFor } from '../../platform/secrets/index.ts';
 import { findUserById, findUserByName, type UserRow, updateUserRow } from './access.queries.ts';
@@ -17,6 +23,8 @@ import { spendVerification, verifyPassword } from './crypto.ts';
 import { isProjectAdmin } from './projects.service.ts';
 import { deleteSessionIfState } from './sessions.queries.ts';
 import { closeSession, openSession, resolveSession } from './sessions.service.ts';
+import { enabledLdapProviders, ldapSignIn } from './sso/ldap.service.ts';
+import { LDAP_UNREACHABLE_MESSAGE } from './sso/ldap.ts';
 import { clearSignInFailures, lockedUntil, recordSignInFailure, signInKeys } from './throttle.service.ts';
 import { passwordIsExpired, principalOf } from './users.service.ts';
 
@@ -50,7 +58,7 @@ export type PasswordCheck =
   | { ok: false; reason: 'locked'; until: Date; user?: undefined }
   | {
       ok: false;
-      reason: 'bad credentials' | 'user disabled' | 'password expired';
+      reason: 'bad credentials' | 'user disabled' | 'password expired' | 'directory unreachable';
       user?: UserRow;
     };
 
@@ -82,12 +90,33 @@ export async function checkPassword(
     });
     return { ok: false, reason: 'locked', until };
   }
-  const user = await findUserByName(ctx.db, name);
+  let user = await findUserByName(ctx.db, name);
   let verified = false;
-  if (user?.passwordHash) verified = await verifyPassword(user.passwordHash, password);
+  // Issue 20: a name unknown here, or of realm ldap, is checked against the enabled LDAP directories.
+  const ldap = !user || user.realm === 'ldap' ? await enabledLdapProviders(ctx.db) : [];
+  const directory = ldap.length > 0 ? await ldapSignIn(ctx, meta, name, password, ldap) : undefined;
+  if (directory?.ok) {
+    user = directory.user;
+    verified = true;
+  } else if (directory) {
+    if (directory.reason === 'directory unreachable') {
+      await ctx.audit.record({
+        action: 'login.failure',
+        result: 'failure',
+        ...who,
+        ip: meta.ip,
+        requestId: meta.requestId,
+        details: { channel, reason: directory.reason },
+      });
+      return { ok: false, reason: 'directory unreachable' };
+    }
+  } else if (user?.passwordHash) verified = await verifyPassword(user.passwordHash, password);
   else await spendVerification(password);
   if (!user || !verified || user.disabled) {
-    const reason = user && verified ? 'user disabled' : 'bad credentials';
+    const reason =
+      (user && verified) || (directory && !directory.ok && directory.reason === 'user disabled')
+        ? 'user disabled'
+        : 'bad credentials';
     const locked = await recordSignInFailure(ctx.db, name, meta.ip);
     await ctx.audit.record({
       action: 'login.failure',
@@ -95,7 +124,11 @@ export async function checkPassword(
       ...who,
       ip: meta.ip,
       requestId: meta.requestId,
-      details: { channel, reason },
+      details: {
+        channel,
+        reason,
+        ...(directory && !directory.ok && directory.detail ? { directory: directory.detail } : {}),
+      },
     });
     if (locked)
       await ctx.audit.record({
@@ -125,6 +158,7 @@ export async function checkPassword(
 function throwFor(check: Exclude<PasswordCheck, { ok: true }>, expiredCode: AccessErrorCode): never {
   if (check.reason === 'locked') throw new LockedOutError(check.until);
   if (check.reason === 'password expired') throw new CredentialsExpiredError(expiredCode);
+  if (check.reason === 'directory unreachable') throw new UpstreamError(LDAP_UNREACHABLE_MESSAGE);
   throw new BadCredentialsError();
 }
 

@@ -17,6 +17,7 @@ import { insertToken, liveTokensOfKind, revokeTokensOfKind } from './tokens.quer
 
 /** The kind of access token an API key is (spec 001 §7): long-lived, personal, one per user. */
 export const API_KEY_KIND = 'apikey';
+const SSO_PASSWORDLESS_REALMS = new Set(['oauth', 'saml', 'http']);
 
 /**
  * The signed-in user proves it is them with their current password (throttled like a sign-in). An expired
@@ -32,6 +33,15 @@ async function reauthenticate(
   if (!caller) throw new UnauthorizedError();
   const user = await findUserById(ctx.db, caller.id);
   if (!user) throw new UnauthorizedError();
+  // spec 000 §6: a user of an SSO realm (OAuth, SAML, HTTP SSO) has no Granary password; signed in
+  // through its identity provider, its console session proves it with an empty password (issue 20).
+  if (
+    password === '' &&
+    !user.passwordHash &&
+    SSO_PASSWORDLESS_REALMS.has(user.realm) &&
+    caller.via === 'session'
+  )
+    return user;
   const check = await checkPassword(ctx, meta, user.name, password, channel);
   if (check.ok || check.reason === 'password expired') return user;
   if (check.reason === 'locked') throw new LockedOutError(check.until);

@@ -11,3 +11,4 @@ export {
   setVersionScanFacts,
   versionOfLeadFile,
 } from './scan-facts.ts';
+export { vulnerabilitiesOfLeadFile } from './version-vulnerabilities.ts';

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import {
-  buildsAnswerSchema,
   dependenciesAnswerSchema,
   dockerLayersAnswerSchema,
   dockerLayersRequestSchema,
@@ -170,22 +169,7 @@ export function packagesRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod 
       },
     );
 
-    app.get(
-      `${P}packages/builds`,
-      {
-        config: { access: 'public' },
-        schema: {
-          tags,
-          summary: 'Builds that produced a version (none until builds exist)',
-          querystring: fileQuery,
-          response: { 200: buildsAnswerSchema },
-        },
-      },
-      async (request) => {
-        await readableFile(ctx, request.principal, request.query.repoKey, request.query.path);
-        return { builds: [] };
-      },
-    );
+    // `packages/builds` (the version Builds tab) is served by the builds module (issue 19).
 
     app.post(
       `${P}packages/dockerLayers`,

@@ -22,10 +22,13 @@ export {
   storedFileJoin,
   type VersionLayout,
 } from './artifacts.queries.ts';
+/** Release bundles (issue 19): files stored by checksum into several repositories in the caller's transaction. */
+export { deleteArtifacts, type LinkInput, linkArtifacts } from './artifacts.service.ts';
 export { authorize, MAX_VIRTUAL_DEPTH, type RepositoriesContext, repositoryHidden } from './context.ts';
 export { createSystemHandle } from './format-context.ts';
 export { installCommandOf, versionDetailsOf } from './format-hooks.ts';
 export { isInternalPath } from './internal-paths.ts';
+export { RepoPath } from './repo-path.ts';
 export {
   createRepository,
   findRepository,
@@ -34,6 +37,8 @@ export {
   type RepoConfig,
   type RepositoryClass,
 } from './repositories.service.ts';
+export { ensureSystemRepository } from './system-repositories.ts';
+export { type FileTransfer, type TransferOutcome, transferFiles } from './transfer-files.ts';
 
 /** A repository as lists of other modules see it: no settings but a virtual one's member keys. */
 export interface RepositoryHead {

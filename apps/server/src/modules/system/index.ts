@@ -28,13 +28,13 @@ export { LicenseService } from './license.service.ts';
 
 /**
  * The services this instance really runs (spec 000 §7 `ismicroserviceenabled`): repositories and
- * access and scanning (xray, issue 16) are here; distribution, mission control and pipelines are not yet.
+ * access, scanning (xray, issue 16) and release-bundle distribution (issue 19) are here; mission control and pipelines are not.
  */
 export const RUNNING_MICROSERVICES: Record<Microservice, boolean> = {
   artifactory: true,
   access: true,
   xray: true,
-  distribution: false,
+  distribution: true,
   mc: false,
   pipelines: false,
 };

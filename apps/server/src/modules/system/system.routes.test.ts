@@ -199,13 +199,13 @@ describe(`system: console start-up calls (${testEngine})`, () => {
     }
   });
 
-  it('spec 000 §7 GET /system/ismicroserviceenabled (and /mc): repositories, access and scanning (issue 16) run here, distribution and mission control do not', async () => {
+  it('spec 000 §7 GET /system/ismicroserviceenabled (and /mc): repositories, access, scanning (issue 16) and distribution (issue 19) run here, mission control does not', async () => {
     const all = await call('GET', `${V1}/system/ismicroserviceenabled`);
     expect(all.json()).toEqual({
       artifactory: true,
       access: true,
       xray: true,
-      distribution: false,
+      distribution: true,
       mc: false,
       pipelines: false,
     });

@@ -250,31 +250,7 @@ export function webhookRoutes(ctx: WebhooksContext): FastifyPluginAsyncZod {
 
     // The side calls the console's webhook form makes (spec 001 §7 "Webhooks"). Proxies, builds and
     // release bundles do not exist yet (issues 15 and 19): real, empty answers.
-    app.get(
-      `${UI}ui/builds/names`,
-      {
-        config: admin,
-        schema: {
-          tags,
-          summary: 'Build names (none until builds land)',
-          response: { 200: z.array(z.string()) },
-        },
-      },
-      async () => [],
-    );
-    app.post(
-      `${UI}ui/permissiontargets/buildPatterns`,
-      {
-        config: admin,
-        schema: {
-          tags,
-          summary: 'Builds matching include patterns',
-          body: z.looseObject({ includePatterns: z.array(z.string()).optional() }).optional(),
-          response: { 200: z.object({ builds: z.array(z.unknown()) }) },
-        },
-      },
-      async () => ({ builds: [] }),
-    );
+    // `ui/builds/names` and `ui/permissiontargets/buildPatterns` are served by the builds module (issue 19).
     app.post(
       `${UI}ui/permissiontargets/releaseBundles`,
       {

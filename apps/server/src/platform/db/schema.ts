@@ -3,7 +3,10 @@
  * A module owns its tables; other modules reach them only through its service.
  */
 export * from '../../modules/access/access.schema.ts';
+export * from '../../modules/access/sso/providers.schema.ts';
 export * from '../../modules/applications/applications.schema.ts';
+export * from '../../modules/builds/builds.schema.ts';
+export * from '../../modules/distribution/distribution.schema.ts';
 export * from '../../modules/integrations/integrations.schema.ts';
 export * from '../../modules/onboarding/onboarding.schema.ts';
 export * from '../../modules/packages/packages.schema.ts';

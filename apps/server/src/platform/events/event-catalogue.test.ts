@@ -67,6 +67,78 @@ describe(`issue 14 §Events: the event catalogue and the outbox agree (${testEng
     user: async () => {
       await call('PUT', '/api/security/users/cata', { password: 'Catalogue-Pa55word!' });
     },
+    build: async () => {
+      await call(
+        'PUT',
+        '/api/build',
+        JSON.stringify({
+          name: 'cat-build',
+          number: '1',
+          started: '2026-03-01T10:00:00.000+0000',
+          modules: [],
+        }),
+        { 'content-type': 'application/json' },
+      );
+    },
+    promotion: async () => {
+      await call(
+        'PUT',
+        '/api/build',
+        JSON.stringify({
+          name: 'cat-promo',
+          number: '1',
+          started: '2026-03-01T10:00:00.000+0000',
+          modules: [],
+        }),
+        { 'content-type': 'application/json' },
+      );
+      await call('POST', '/api/build/promote/cat-promo/1', JSON.stringify({ status: 'released' }), {
+        'content-type': 'application/json',
+      });
+    },
+    release_bundle: async () => {
+      await call('POST', '/api/security/keypair', { pairName: 'cat-key' });
+      await call('PUT', '/repository/generic-local/cat/bundle.txt', 'bundled', {
+        'content-type': 'application/octet-stream',
+      });
+      await call(
+        'POST',
+        '/lifecycle/api/v2/release_bundle',
+        {
+          release_bundle_name: 'cat-bundle',
+          release_bundle_version: '1',
+          source_type: 'artifacts',
+          source: { artifacts: [{ path: 'generic-local/cat/bundle.txt' }] },
+        },
+        { 'x-jfrog-signing-key-name': 'cat-key' },
+      );
+    },
+    distribution: async () => {
+      // The start is announced when asked; the unreachable target fails later, in the job.
+      await call('POST', '/api/security/keypair', { pairName: 'cat-dist-key' });
+      await call('PUT', '/repository/generic-local/cat/shipped.txt', 'shipped', {
+        'content-type': 'application/octet-stream',
+      });
+      await call(
+        'POST',
+        '/lifecycle/api/v2/release_bundle',
+        {
+          release_bundle_name: 'cat-shipped',
+          release_bundle_version: '1',
+          source_type: 'artifacts',
+          source: { artifacts: [{ path: 'generic-local/cat/shipped.txt' }] },
+        },
+        { 'x-jfrog-signing-key-name': 'cat-dist-key' },
+      );
+      await call('POST', '/lifecycle/api/v2/distribution/targets', {
+        name: 'cat-edge',
+        url: 'http://127.0.0.1:9',
+        token: 'cat-token',
+      });
+      await call('POST', '/lifecycle/api/v2/distribution/distribute/cat-shipped/1', {
+        targets: ['cat-edge'],
+      });
+    },
     policy: async () => {
       // A licence policy that notifies, a watch on the repository, and a scan of a stored file handed
       // to the policies (the scans part's listener) with a licence the policy does not allow.

@@ -3,9 +3,9 @@ const SECRET_KEY =
   /pass(word|wd|phrase)?|secret|token|authorization|cookie|credential|api[-_]?key|private[-_]?key|otp/i;
 /** userinfo in URLs: scheme://user:secret@host */
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
-/** query parameters that carry secrets: ?token=…&password=… */
+/** query parameters that carry secrets: ?token=…&password=…, an OAuth authorization ?code=… (issue 20) */
 const SECRET_QUERY =
-  /([?&;](?:[^=&;\s]*(?:pass(?:word)?|secret|token|key|auth|signature|sig|session)[^=&;\s]*)=)[^&;\s#]*/gi;
+  /([?&;](?:[^=&;\s]*(?:pass(?:word)?|secret|token|key|auth|signature|sig|session|code)[^=&;\s]*)=)[^&;\s#]*/gi;
 /** Path segments that carry secrets: a CLI registration session id (`/cli-registration[s]/{id}`). */
 const SECRET_PATH = /(\/cli-registrations?\/)[A-Za-z0-9_-]{16,}/g;
 /** Authorization header values that ended up in text. */
