@@ -115,7 +115,7 @@ test.describe
       await expect(
         page
           .locator('.ant-select-item-option-disabled')
-          .filter({ hasText: 'Produced once builds land' })
+          .filter({ hasText: 'Produced once retention lands' })
           .first(),
       ).toBeVisible();
       await page

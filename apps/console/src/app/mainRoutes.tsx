@@ -6,6 +6,7 @@ import { adminManagementRoutes } from '../features/admin-management/routes.tsx';
 import { adminMonitoringRoutes } from '../features/admin-monitoring/routes.tsx';
 import { adminProxiesRoutes } from '../features/admin-proxies/routes.tsx';
 import { adminRepositoriesRoutes } from '../features/admin-repositories/routes.tsx';
+import { adminSsoRoutes } from '../features/admin-sso/routes.tsx';
 import { adminSupportRoutes } from '../features/admin-support/routes.tsx';
 import { adminSystemRoutes } from '../features/admin-system/routes.tsx';
 import { adminWebhooksRoutes } from '../features/admin-webhooks/routes.tsx';
@@ -17,7 +18,7 @@ import { onboardingRoutes } from '../features/onboarding/routes.tsx';
 import { packagesRoutes } from '../features/packages/routes.tsx';
 import { profileRoutes } from '../features/profile/routes.tsx';
 import { projectSettingsRoutes } from '../features/project-settings/routes.tsx';
-import { releaseBundlesRoutes } from '../features/release-bundles/routes.tsx';
+import { adminDistributionRoutes, releaseBundlesRoutes } from '../features/release-bundles/routes.tsx';
 import { repositoriesRoutes } from '../features/repositories/routes.tsx';
 import { searchRoutes } from '../features/search/routes.tsx';
 import { securityRoutes } from '../features/security/routes.tsx';
@@ -87,6 +88,8 @@ export const mainRoute: RouteObject = {
                 group('@granary/admin-support', adminSupportRoutes),
                 group('@granary/admin-logs', adminLogsRoutes),
                 group('@granary/admin-integrations', adminIntegrationsRoutes),
+                group('@granary/admin-distribution', adminDistributionRoutes),
+                group('@granary/admin-sso', adminSsoRoutes),
               ],
             },
           ],

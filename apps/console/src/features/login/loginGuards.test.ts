@@ -1,6 +1,6 @@
 import type { LoginConfig } from '@granary/contracts';
 import { describe, expect, it } from 'vitest';
-import { autoRedirectTarget, samlLogoutTarget } from './loginGuards.ts';
+import { asksForLocalForm, autoRedirectTarget, samlLogoutTarget, withRedirectTo } from './loginGuards.ts';
 
 const config = (over: Partial<LoginConfig> = {}): LoginConfig => ({
   ssoLoginUrl: 'https://idp.example/sso',
@@ -34,4 +34,48 @@ describe('spec 000 §4 route guard: auto-redirect SSO', () => {
   ];
   for (const [why, cfg, options, to] of table)
     it(`${why} → ${to ?? 'the login form'}`, () => expect(autoRedirectTarget(cfg, options)).toBe(to));
+});
+
+describe('issue 20, spec 000 §4: auto-redirect to the default SSO provider, the escape hatch, the SAML logout URL', () => {
+  const none = { signedOut: false, noAutoRedirect: false };
+  const sso = { isAutoRedirectLogin: true, ssoProviderLink: '/ui/api/v1/sso/corp/login' };
+  it('the default provider with auto-redirect wins over the general settings', () =>
+    expect(autoRedirectTarget(config({ autoRedirectLogin: false }), none, sso)).toBe(
+      '/ui/api/v1/sso/corp/login',
+    ));
+  it('the escape hatch and signing out keep the form', () => {
+    expect(autoRedirectTarget(config(), { ...none, noAutoRedirect: true }, sso)).toBeNull();
+    expect(autoRedirectTarget(config(), { ...none, signedOut: true }, sso)).toBeNull();
+  });
+  it('?local=true and ?noAutoRedirect ask for the local form; ?local=false does not', () => {
+    expect(asksForLocalForm(new URLSearchParams('local=true'))).toBe(true);
+    expect(asksForLocalForm(new URLSearchParams('local'))).toBe(true);
+    expect(asksForLocalForm(new URLSearchParams('noAutoRedirect'))).toBe(true);
+    expect(asksForLocalForm(new URLSearchParams('local=false'))).toBe(false);
+    expect(asksForLocalForm(new URLSearchParams(''))).toBe(false);
+  });
+  it('the path asked for rides along to Granary sign-in routes only', () => {
+    expect(withRedirectTo('/ui/api/v1/sso/a/login', '/packages')).toBe(
+      '/ui/api/v1/sso/a/login?redirectTo=%2Fui%2Fpackages',
+    );
+    expect(withRedirectTo('/x?y=1', '/b')).toBe('/x?y=1&redirectTo=%2Fui%2Fb');
+    expect(withRedirectTo('https://idp.example/sso', '/b')).toBe('https://idp.example/sso');
+    expect(withRedirectTo('//evil.example/x', '/b')).toBe('//evil.example/x');
+  });
+  it("a SAML user's logout URL: the session's, else the login state's, else the settings'", () => {
+    const saml = { realm: 'saml' };
+    expect(
+      samlLogoutTarget(saml, config(), {
+        sessionLogoutUrl: 'https://a/slo',
+        state: { samlLogoutUrl: 'https://b' },
+      }),
+    ).toBe('https://a/slo');
+    expect(
+      samlLogoutTarget(saml, config(), { sessionLogoutUrl: null, state: { samlLogoutUrl: 'https://b' } }),
+    ).toBe('https://b');
+    expect(samlLogoutTarget(saml, config(), { sessionLogoutUrl: null, state: null })).toBe(
+      'https://idp.example/slo',
+    );
+    expect(samlLogoutTarget({ realm: 'oauth' }, config(), { sessionLogoutUrl: 'https://a/slo' })).toBeNull();
+  });
 });

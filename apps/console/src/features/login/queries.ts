@@ -17,6 +17,8 @@ import {
   type RegistrationRequest,
   registrationRequestSchema,
   registrationResponseSchema,
+  type SsoLoginState,
+  ssoLoginStateSchema,
   userDataSchema,
   validateKeyResponseSchema,
 } from '@granary/contracts';
@@ -32,7 +34,7 @@ import { currentUserQueryKey } from '../../shared/session/queries.ts';
  */
 export const loginViewSchema = loginRelatedDataSchema.extend({
   oauthProviders: z
-    .array(z.object({ name: z.string(), type: z.string(), url: z.string() }))
+    .array(z.object({ name: z.string(), type: z.string(), url: z.string(), icon: z.string().optional() }))
     .optional()
     .default([]),
 });
@@ -61,6 +63,50 @@ export const loginRelatedDataQueryOptions = () =>
     staleTime: 5 * 60_000,
     retry: false,
   });
+
+/** No provider: what the login page assumes when the single sign-on state cannot be read. */
+export const NO_SSO: SsoLoginState = {
+  oauthProviders: [],
+  ssoProviderLink: null,
+  ssoProviderLinkSAML: null,
+  samlLogoutUrl: null,
+  ldapEnabled: false,
+  isAutoRedirectLogin: false,
+};
+
+/**
+ * Issue 20, spec 000 §3 login state: the single sign-on part (`GET sso/loginState`, public): the OAuth / OpenID
+ * providers' links (name, type, url, icon from the lower-cased type), the SAML link, the SAML logout URL and the
+ * auto-redirect state. A failure is logged and the page offers the password form only.
+ */
+export const ssoLoginStateQueryOptions = () =>
+  queryOptions({
+    queryKey: ['access', 'sso-login-state'],
+    queryFn: async ({ signal }): Promise<SsoLoginState> => {
+      try {
+        return await api.get('sso/loginState', ssoLoginStateSchema, { signal });
+      } catch (error) {
+        console.warn('Could not load the single sign-on state; showing the password form only', error);
+        return NO_SSO;
+      }
+    },
+    staleTime: 60_000,
+    retry: false,
+  });
+
+/**
+ * spec 000 §7 `GET /auth/saml/samlLogoutUrl` → {logoutUrl}: asked for a SAML user before the session ends (the
+ * server builds the identity provider's logout for this session). A failure counts as none.
+ */
+export async function fetchSamlLogoutUrl(): Promise<string | null> {
+  try {
+    const answer = await api.get('auth/saml/samlLogoutUrl', z.object({ logoutUrl: z.string().nullable() }));
+    return answer.logoutUrl;
+  } catch (error) {
+    console.warn('Could not read the SAML logout URL', error);
+    return null;
+  }
+}
 
 export interface LoginVariables {
   user: string;

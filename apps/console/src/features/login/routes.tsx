@@ -12,10 +12,7 @@ const ChangePasswordPage = lazyPage(() => import('./pages/ChangePasswordPage.tsx
 const InvitationPage = lazyPage(() => import('./pages/InvitationPage.tsx'), 'InvitationPage');
 const RegistrationPage = lazyPage(() => import('./pages/RegistrationPage.tsx'), 'RegistrationPage');
 const CliRegistrationPage = lazyPage(() => import('./pages/CliRegistrationPage.tsx'), 'CliRegistrationPage');
-const SsoNotConfiguredPage = lazyPage(
-  () => import('./pages/SsoNotConfiguredPage.tsx'),
-  'SsoNotConfiguredPage',
-);
+const SsoLoginPage = lazyPage(() => import('./pages/SsoLoginPage.tsx'), 'SsoLoginPage');
 const AccountPortalRedirectPage = lazyPage(
   () => import('./pages/AccountPortalRedirectPage.tsx'),
   'AccountPortalRedirectPage',
@@ -37,15 +34,15 @@ const loginChildren: RouteObject[] = [
   { path: 'invitation', element: <InvitationPage /> },
   { path: 'cli-registration', element: <CliRegistrationPage /> },
   // spec 000 §2 sso-login: path sso/{ssoLoginType} (sso-login/{type} is accepted too).
-  { path: 'sso/:type', element: <SsoNotConfiguredPage /> },
-  { path: 'sso-login/:type', element: <SsoNotConfiguredPage /> },
+  { path: 'sso/:type', element: <SsoLoginPage /> },
+  { path: 'sso-login/:type', element: <SsoLoginPage /> },
   { path: 'logout', element: <LogoutRedirect /> },
   // spec 000 §2: /auth-provider/{type} and /user/my-jfrog-redirect, in the login area's frame.
   {
     element: <LoginLayout />,
     errorElement: <RouteErrorBoundary />,
     children: [
-      { path: 'auth-provider/:type', element: <SsoNotConfiguredPage /> },
+      { path: 'auth-provider/:type', element: <SsoLoginPage /> },
       { path: 'user/my-jfrog-redirect', element: <AccountPortalRedirectPage /> },
     ],
   },
@@ -74,7 +71,7 @@ export const loginRoutes: RouteObject[] = [
     element: <LoginLayout />,
     errorElement: <RouteErrorBoundary />,
     children: [
-      { path: 'auth-provider/:type', element: <SsoNotConfiguredPage /> },
+      { path: 'auth-provider/:type', element: <SsoLoginPage /> },
       { path: 'user/my-jfrog-redirect', element: <AccountPortalRedirectPage /> },
     ],
   },

@@ -1,5 +1,5 @@
 import {
-  buildsAnswerSchema,
+  artifactBuildsAnswerSchema,
   dependenciesAnswerSchema,
   dockerLayersAnswerSchema,
   graphqlAnswerSchema,
@@ -179,13 +179,13 @@ export const dependenciesQueryOptions = (repoKey: string, path: string) =>
         .then((a) => a.dependencies),
   });
 
-/** spec 001 §7 `GET builds (path, repoKey)`: the builds that produced a version. */
+/** spec 001 §7 `GET builds (path, repoKey)` (issue 19): the builds that produced or used a version's file. */
 export const buildsQueryOptions = (repoKey: string, path: string) =>
   queryOptions({
     queryKey: packageKeys.builds(repoKey, path),
     queryFn: ({ signal }) =>
       api
-        .get('packages/builds', buildsAnswerSchema, { query: fileQuery(repoKey, path), signal })
+        .get('builds', artifactBuildsAnswerSchema, { query: fileQuery(repoKey, path), signal })
         .then((a) => a.builds),
   });
 

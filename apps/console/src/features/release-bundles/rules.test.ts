@@ -1,11 +1,17 @@
-import { LICENSE_KINDS, type LicenseType, NO_LICENSE } from '@granary/contracts';
+import { bundleVersionSchema, LICENSE_KINDS, type LicenseType, NO_LICENSE } from '@granary/contracts';
 import { describe, expect, it } from 'vitest';
 import {
+  createBundleBody,
   defaultDistributionTab,
+  hasSourceItems,
+  nextEnvironments,
+  noDistributionNotice,
   parseVersion,
   reachesVersion,
   releaseBundlesRedirect,
   type ServiceVersions,
+  statusColour,
+  type WizardForm,
 } from './rules.ts';
 
 describe('reachesVersion: thresholds, pre-releases count', () => {
@@ -121,4 +127,75 @@ describe('spec 000 §2: distribution main route without a tab: source with distr
         expect(defaultDistributionTab({ hasDistribution, licenseType })).toBe(expected);
       });
     }
+});
+
+describe('issue 19: the create wizard, the dialogs and the notice', () => {
+  const form: WizardForm = {
+    name: ' webapp ',
+    version: '1.2.0',
+    signingKey: 'k',
+    sourceType: 'builds',
+    artifacts: 'a/b\n\n /c/d \n',
+    builds: [{ name: 'ci', number: '7', includeDependencies: true }],
+    bundles: [{ name: 'base', version: '1' }],
+    packages: [{ type: 'npm', name: 'left-pad', version: '1.3.0', repoKey: 'npm-local' }],
+  };
+  it('issue 19: only the chosen source type is sent, in the lifecycle API shape', () => {
+    expect(createBundleBody(form)).toEqual({
+      release_bundle_name: 'webapp',
+      release_bundle_version: '1.2.0',
+      source_type: 'builds',
+      source: { builds: [{ build_name: 'ci', build_number: '7', include_dependencies: true }] },
+    });
+    expect(createBundleBody({ ...form, sourceType: 'artifacts' }).source).toEqual({
+      artifacts: [{ path: 'a/b' }, { path: 'c/d' }],
+    });
+    expect(createBundleBody({ ...form, sourceType: 'release_bundles' }).source).toEqual({
+      release_bundles: [{ release_bundle_name: 'base', release_bundle_version: '1' }],
+    });
+    expect(createBundleBody({ ...form, sourceType: 'packages' }).source).toEqual({
+      packages: [
+        {
+          package_name: 'left-pad',
+          package_version: '1.3.0',
+          package_type: 'npm',
+          repository_key: 'npm-local',
+        },
+      ],
+    });
+    expect(hasSourceItems({ ...form, sourceType: 'artifacts', artifacts: ' \n' })).toBe(false);
+  });
+
+  it('issue 19: bundle names and versions are [A-Za-z0-9_.-], at most 255 characters', () => {
+    for (const ok of ['1.2.0', 'rc_1-2', 'A'.repeat(255)])
+      expect(bundleVersionSchema.safeParse(ok).success).toBe(true);
+    for (const bad of ['', '1.2 beta', '1/2', 'é', 'A'.repeat(256)])
+      expect(bundleVersionSchema.safeParse(bad).success).toBe(false);
+  });
+
+  it("spec 000 §8: 'No distribution repositories are configured...' when there is no target; the link for admins only", () => {
+    expect(noDistributionNotice([], true)).toEqual({
+      message: 'No distribution repositories are configured...',
+      link: '/admin/distribution/targets',
+    });
+    expect(noDistributionNotice([], false)).toEqual({
+      message: 'No distribution repositories are configured...',
+      link: null,
+    });
+    expect(noDistributionNotice([{}], true)).toBeNull();
+    expect(noDistributionNotice(undefined, true)).toBeNull();
+  });
+
+  it('issue 19: promotion proposes the environments above the last one reached', () => {
+    const envs = [
+      { name: 'PROD', rank: 3 },
+      { name: 'DEV', rank: 1 },
+      { name: 'QA', rank: 2 },
+    ];
+    expect(nextEnvironments(envs, []).map((e) => e.name)).toEqual(['DEV', 'QA', 'PROD']);
+    expect(nextEnvironments(envs, ['DEV']).map((e) => e.name)).toEqual(['QA', 'PROD']);
+    expect(nextEnvironments(envs, ['PROD']).map((e) => e.name)).toEqual([]);
+    expect(statusColour('COMPLETED')).toBe('green');
+    expect(statusColour('FAILED')).toBe('red');
+  });
 });

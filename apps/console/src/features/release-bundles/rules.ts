@@ -1,4 +1,9 @@
-import { type LicenseType, licenseRank, VERSION_THRESHOLDS } from '@granary/contracts';
+import {
+  type LicenseType,
+  licenseRank,
+  type ReleaseBundleCreate,
+  VERSION_THRESHOLDS,
+} from '@granary/contracts';
 
 /**
  * spec 000 §2 / spec 001 §2 release bundles and distribution, as pure functions of the session:
@@ -67,4 +72,129 @@ export function defaultDistributionTab(options: {
 
 export function isDistributionTab(tab: string | undefined): tab is DistributionTab {
   return (DISTRIBUTION_TABS as readonly string[]).includes(tab ?? '');
+}
+
+// --- issue 19: the create wizard, the dialogs and the lists -------------------------------------------
+
+/** The wizard's source types (issue 19: artifacts, builds, other bundles, package versions). */
+export const WIZARD_SOURCE_TYPES = ['artifacts', 'builds', 'release_bundles', 'packages'] as const;
+export type WizardSourceType = (typeof WIZARD_SOURCE_TYPES)[number];
+export const SOURCE_TYPE_LABELS: Record<WizardSourceType, string> = {
+  artifacts: 'Artifacts',
+  builds: 'Builds',
+  release_bundles: 'Release Bundles',
+  packages: 'Packages',
+};
+
+export interface WizardForm {
+  name: string;
+  version: string;
+  signingKey: string;
+  sourceType: WizardSourceType;
+  /** artifacts: `repoKey/path` per line */
+  artifacts: string;
+  builds: { name: string; number: string; includeDependencies: boolean }[];
+  bundles: { name: string; version: string }[];
+  packages: { type: string; name: string; version: string; repoKey: string }[];
+}
+
+/** What the wizard sends (`POST /lifecycle/api/v2/release_bundle`): only the chosen source type's items. */
+export function createBundleBody(form: WizardForm): ReleaseBundleCreate {
+  const base = {
+    release_bundle_name: form.name.trim(),
+    release_bundle_version: form.version.trim(),
+    source_type: form.sourceType,
+  };
+  switch (form.sourceType) {
+    case 'artifacts':
+      return {
+        ...base,
+        source: {
+          artifacts: form.artifacts
+            .split('\n')
+            .map((line) => line.trim().replace(/^\/+/, ''))
+            .filter((line) => line !== '')
+            .map((path) => ({ path })),
+        },
+      };
+    case 'builds':
+      return {
+        ...base,
+        source: {
+          builds: form.builds.map((b) => ({
+            build_name: b.name,
+            build_number: b.number,
+            include_dependencies: b.includeDependencies,
+          })),
+        },
+      };
+    case 'release_bundles':
+      return {
+        ...base,
+        source: {
+          release_bundles: form.bundles.map((b) => ({
+            release_bundle_name: b.name,
+            release_bundle_version: b.version,
+          })),
+        },
+      };
+    case 'packages':
+      return {
+        ...base,
+        source: {
+          packages: form.packages.map((p) => ({
+            package_name: p.name,
+            package_version: p.version,
+            package_type: p.type || undefined,
+            repository_key: p.repoKey,
+          })),
+        },
+      };
+  }
+}
+
+/** Whether the wizard's source step holds at least one item. */
+export function hasSourceItems(form: WizardForm): boolean {
+  const body = createBundleBody(form).source;
+  return Object.values(body).some((items) => Array.isArray(items) && items.length > 0);
+}
+
+/**
+ * spec 000 §8 / 001 §8 'No distribution repositories are configured...' with a link to create one: where a bundle
+ * could be distributed to (Granary's distribution targets) are none. Admins get the link, others a hint.
+ */
+export const NO_DISTRIBUTION_REPOSITORIES = 'No distribution repositories are configured...';
+export const CREATE_TARGET_PATH = '/admin/distribution/targets';
+export function noDistributionNotice(
+  targets: readonly unknown[] | undefined,
+  admin: boolean,
+): { message: string; link: string | null } | null {
+  if (targets === undefined || targets.length > 0) return null;
+  return { message: NO_DISTRIBUTION_REPOSITORIES, link: admin ? CREATE_TARGET_PATH : null };
+}
+
+/** Status colours for bundles, promotions and distributions. */
+export function statusColour(status: string): string {
+  switch (status) {
+    case 'COMPLETED':
+      return 'green';
+    case 'FAILED':
+      return 'red';
+    case 'IN_PROGRESS':
+    case 'PROCESSING':
+      return 'blue';
+    default:
+      return 'default';
+  }
+}
+
+/** The environments a bundle may be promoted to next: those ranked above the last it reached (all when none). */
+export function nextEnvironments<T extends { name: string; rank: number }>(
+  environments: readonly T[],
+  reached: readonly string[],
+): T[] {
+  const sorted = [...environments].sort((a, b) => a.rank - b.rank);
+  const ranks = sorted.filter((e) => reached.includes(e.name)).map((e) => e.rank);
+  const top = ranks.length > 0 ? Math.max(...ranks) : Number.NEGATIVE_INFINITY;
+  return sorted.filter((e) => e.rank > top);
 }

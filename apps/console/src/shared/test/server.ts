@@ -63,6 +63,17 @@ export const startupHandlers = [
     HttpResponse.json({ ssoLoginUrl: null, autoRedirectLogin: false, samlLogoutUrl: null }),
   ),
   http.get(apiUrl('projects'), () => HttpResponse.json([])),
+  // issue 20: no single sign-on provider configured.
+  http.get(apiUrl('sso/loginState'), () =>
+    HttpResponse.json({
+      oauthProviders: [],
+      ssoProviderLink: null,
+      ssoProviderLinkSAML: null,
+      samlLogoutUrl: null,
+      ldapEnabled: false,
+      isAutoRedirectLogin: false,
+    }),
+  ),
 ];
 
 /** The MSW server the console tests answer requests with; each test adds the handlers it needs. */

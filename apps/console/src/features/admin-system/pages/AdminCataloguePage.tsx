@@ -26,6 +26,7 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
       { label: 'Users', to: '/admin/management/users' },
       { label: 'Groups', to: '/admin/management/groups' },
       { label: 'Permissions', to: '/admin/management/permissions' },
+      { label: 'Single sign-on', to: '/admin/configuration/sso' },
       {
         label: 'Projects',
         to: '/admin/projects/list',
@@ -43,6 +44,14 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
       { label: 'Webhooks', to: '/admin/configuration/webhooks' },
       { label: 'Integrations', to: '/admin/configuration/integrations' },
       { label: 'Proxies', to: '/admin/proxies/configuration' },
+      { label: 'Environments', to: '/admin/configuration/environments', hiddenOnLightweight: true },
+    ],
+  },
+  {
+    group: 'Distribution',
+    items: [
+      { label: 'Signing Keys', to: '/admin/security/signing_keys', hiddenOnLightweight: true },
+      { label: 'Distribution Targets', to: '/admin/distribution/targets', hiddenOnLightweight: true },
     ],
   },
   {

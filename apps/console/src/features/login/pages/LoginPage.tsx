@@ -2,17 +2,20 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Checkbox, Divider, Flex, Form, Input, Typography } from 'antd';
 import { useEffect, useRef } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { SsoProviderIcon } from '../../../shared/components/SsoProviderIcon.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
 import { destinationAfterLogin } from '../../../shared/session/pathAfterLogin.ts';
 import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
 import { PageLoading } from '../../../shared/session/RequireSignIn.tsx';
 import { useAfterLogin } from '../hooks/useAfterLogin.ts';
-import { autoRedirectTarget, samlLogoutTarget } from '../loginGuards.ts';
+import { asksForLocalForm, autoRedirectTarget, samlLogoutTarget, withRedirectTo } from '../loginGuards.ts';
 import {
+  fetchSamlLogoutUrl,
   isCredentialsExpired,
   loginConfigQueryOptions,
   loginRelatedDataQueryOptions,
+  ssoLoginStateQueryOptions,
   useLoginMutation,
   useLogoutMutation,
 } from '../queries.ts';
@@ -33,8 +36,9 @@ export function LoginPage() {
   return (
     <SignIn
       redirectTo={params.get('redirectTo')}
+      ssoError={params.get('ssoError')}
       signedOut={signedOut}
-      noAutoRedirect={params.has('noAutoRedirect')}
+      noAutoRedirect={asksForLocalForm(params)}
     />
   );
 }
@@ -48,20 +52,26 @@ function SignOut() {
   const navigate = useNavigate();
   const current = useQuery(currentUserQueryOptions());
   const config = useQuery(loginConfigQueryOptions());
+  const sso = useQuery(ssoLoginStateQueryOptions());
   const started = useRef(false);
-  const ready = !current.isPending && !config.isPending;
+  const ready = !current.isPending && !config.isPending && !sso.isPending;
   useEffect(() => {
     if (!ready || started.current) return;
     started.current = true;
-    // Read before signing out: the sign-out forgets every query.
-    const samlLogout = samlLogoutTarget(current.data, config.data);
-    logout.mutate(undefined, {
-      onSettled: () => {
-        if (samlLogout) window.location.assign(samlLogout);
-        else navigate('/login', { replace: true, state: { signedOut: true } });
-      },
-    });
-  }, [ready, current.data, config.data, logout, navigate]);
+    const signOut = async () => {
+      // Read before signing out: the sign-out forgets every query, and the server knows the SAML session only
+      // while it lasts.
+      const sessionLogoutUrl = current.data?.realm === 'saml' ? await fetchSamlLogoutUrl() : null;
+      const samlLogout = samlLogoutTarget(current.data, config.data, { sessionLogoutUrl, state: sso.data });
+      logout.mutate(undefined, {
+        onSettled: () => {
+          if (samlLogout) window.location.assign(samlLogout);
+          else navigate('/login', { replace: true, state: { signedOut: true } });
+        },
+      });
+    };
+    void signOut();
+  }, [ready, current.data, config.data, sso.data, logout, navigate]);
   return <PageLoading label="Signing out…" />;
 }
 
@@ -75,10 +85,13 @@ function SsoRedirect({ to }: { to: string }) {
 
 function SignIn({
   redirectTo,
+  ssoError,
   signedOut,
   noAutoRedirect,
 }: {
   redirectTo: string | null;
+  /** Issue 20: a refused single sign-on comes back here with the reason (shown, and no auto-redirect loop). */
+  ssoError: string | null;
   signedOut: boolean;
   noAutoRedirect: boolean;
 }) {
@@ -86,6 +99,7 @@ function SignIn({
   const current = useQuery(currentUserQueryOptions());
   const related = useQuery(loginRelatedDataQueryOptions());
   const config = useQuery(loginConfigQueryOptions());
+  const ssoState = useQuery(ssoLoginStateQueryOptions());
   const login = useLoginMutation();
   const afterLogin = useAfterLogin();
   const [form] = Form.useForm<LoginForm>();
@@ -94,8 +108,14 @@ function SignIn({
   if (current.data && !login.isPending && !login.isSuccess) {
     return <Navigate to={destinationAfterLogin({ redirectTo, admin: current.data.admin })} replace />;
   }
-  const sso = autoRedirectTarget(config.data, { signedOut, noAutoRedirect });
-  if (current.data === null && sso) return <SsoRedirect to={sso} />;
+  const sso = autoRedirectTarget(
+    config.data,
+    { signedOut, noAutoRedirect: noAutoRedirect || ssoError !== null },
+    ssoState.data,
+  );
+  if (current.data === null && sso) return <SsoRedirect to={withRedirectTo(sso, redirectTo)} />;
+  // spec 000 §4: until the auto-redirect state is known, the form is not flashed at a visitor about to leave.
+  if (ssoState.isPending && !signedOut && !noAutoRedirect && ssoError === null) return <PageLoading />;
 
   const view = related.data;
   const onFinish = (values: LoginForm) => {
@@ -116,12 +136,25 @@ function SignIn({
     );
   };
 
-  const providers = view?.oauthProviders ?? [];
-  const ssoLink = view?.ssoProviderLink || config.data?.ssoLoginUrl || null;
+  // spec 000 §3 login state: the OAuth providers (the server's SSO state, plus any the login-related data names),
+  // the SAML link, and the general SSO link when it is none of those.
+  const providers = [...(ssoState.data?.oauthProviders ?? []), ...(view?.oauthProviders ?? [])].filter(
+    (provider, index, all) => all.findIndex((p) => p.url === provider.url) === index,
+  );
+  const samlLink = ssoState.data?.ssoProviderLinkSAML ?? null;
+  const generalLink =
+    view?.ssoProviderLink || ssoState.data?.ssoProviderLink || config.data?.ssoLoginUrl || null;
+  const ssoLink =
+    generalLink && generalLink !== samlLink && !providers.some((p) => p.url === generalLink)
+      ? generalLink
+      : null;
   return (
     <>
       <title>Sign in - Granary</title>
       <h1>Sign in to Granary</h1>
+      {ssoError && !login.isError && (
+        <Alert type="error" showIcon title={ssoError} style={{ marginBottom: 16 }} />
+      )}
       {login.isError && !isCredentialsExpired(login.error) && (
         <Alert type="error" showIcon title={login.error.message} style={{ marginBottom: 16 }} />
       )}
@@ -158,22 +191,33 @@ function SignIn({
           New here? <Link to="/login/registration">Create an account</Link>
         </Typography.Paragraph>
       )}
-      {(ssoLink || providers.length > 0) && (
+      {(ssoLink || samlLink || providers.length > 0) && (
         <>
           <Divider plain>
             <Typography.Text type="secondary">or</Typography.Text>
           </Divider>
           <Flex vertical gap="small">
             {ssoLink && (
-              <Button block href={ssoLink}>
+              <Button block href={withRedirectTo(ssoLink, redirectTo)}>
                 Sign in with SSO
+              </Button>
+            )}
+            {samlLink && (
+              <Button
+                block
+                href={withRedirectTo(samlLink, redirectTo)}
+                icon={<SsoProviderIcon icon="saml" />}
+                className="sso-provider sso-saml"
+              >
+                Sign in with SAML SSO
               </Button>
             )}
             {providers.map((provider) => (
               <Button
-                key={`${provider.type}-${provider.name}`}
+                key={`${provider.type}-${provider.name}-${provider.url}`}
                 block
-                href={provider.url}
+                href={withRedirectTo(provider.url, redirectTo)}
+                icon={<SsoProviderIcon icon={provider.icon ?? provider.type} />}
                 className={`oauth-provider oauth-${provider.type.toLowerCase()}`}
               >
                 Sign in with {provider.name}

@@ -3,8 +3,9 @@ import { Alert, Typography } from 'antd';
 import { Link, useParams } from 'react-router';
 
 /**
- * spec 000 §2 sso-login (sso/{ssoLoginType}) and /auth-provider/{type}: single sign-on providers come in a later
- * issue, so with none configured the page says so and leads back to sign in.
+ * spec 000 §2 sso-login (sso/{ssoLoginType}) and /auth-provider/{type} when no single sign-on provider is configured
+ * at all (issue 20: `SsoLoginPage` goes to the provider, or lists the ones there are): the page says so and leads back
+ * to sign in.
  */
 export function SsoNotConfiguredPage() {
   const { type = '' } = useParams();

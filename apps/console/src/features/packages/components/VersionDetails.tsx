@@ -60,7 +60,7 @@ function Dependencies({ repoKey, path }: { repoKey: string; path: string }) {
   );
 }
 
-/** The builds that produced the version (builds index them when they are published). */
+/** Issue 19: the builds that produced the version's lead file or used it as a dependency. */
 function Builds({ repoKey, path }: { repoKey: string; path: string }) {
   const builds = useQuery(buildsQueryOptions(repoKey, path));
   return (
@@ -80,6 +80,8 @@ function Builds({ repoKey, path }: { repoKey: string; path: string }) {
           ),
         },
         { title: 'Number', dataIndex: 'number', key: 'number' },
+        { title: 'Role', key: 'role', render: (_, b) => (b.role === 'produced' ? 'Produced' : 'Used') },
+        { title: 'Started', key: 'started', render: (_, b) => formatDate(b.started) },
       ]}
     />
   );

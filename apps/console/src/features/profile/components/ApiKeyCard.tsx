@@ -19,12 +19,15 @@ export function ApiKeyCard({ user }: { user: UserData }) {
   const { message } = App.useApp();
   const [form] = Form.useForm<{ password: string; otp?: string }>();
   const exists = info.data?.exists === true;
+  // spec 000 §6: an OAuth realm user has no Granary password; the call carries an empty one.
+  const oauth = user.realm === 'oauth';
   return (
     <Card title={<h2 className="card-heading">API key</h2>} variant="borderless">
       <Typography.Paragraph type="secondary">
         {exists
           ? `You have an API key, created ${new Date(info.data!.createdAt!).toLocaleString()}. It is shown only when created; a new one replaces it.`
           : 'An API key is a long-lived personal token for scripts and clients. It is shown once.'}
+        {oauth && ' You sign in through single sign-on, so no password is asked.'}
       </Typography.Paragraph>
       {fetchKey.isError && <ErrorAlert error={fetchKey.error} style={{ marginBottom: 16 }} />}
       <Form
@@ -32,13 +35,18 @@ export function ApiKeyCard({ user }: { user: UserData }) {
         layout="inline"
         disabled={fetchKey.isPending}
         onFinish={({ password, otp }) =>
-          fetchKey.mutate({ name: user.name, password, otp }, { onSuccess: () => form.resetFields() })
+          fetchKey.mutate(
+            { name: user.name, password: oauth ? '' : password, otp },
+            { onSuccess: () => form.resetFields() },
+          )
         }
       >
-        <Form.Item label="Current password" name="password" rules={[zodRule(mandatoryText)]}>
-          <Input.Password autoComplete="current-password" />
-        </Form.Item>
-        {user.mfaEnrolled && (
+        {!oauth && (
+          <Form.Item label="Current password" name="password" rules={[zodRule(mandatoryText)]}>
+            <Input.Password autoComplete="current-password" />
+          </Form.Item>
+        )}
+        {!oauth && user.mfaEnrolled && (
           <Form.Item label="One-time code" name="otp" rules={[zodRule(mandatoryText)]}>
             <Input autoComplete="one-time-code" inputMode="numeric" maxLength={10} />
           </Form.Item>

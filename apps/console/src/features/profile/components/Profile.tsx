@@ -31,8 +31,10 @@ export function Profile({ user }: { user: UserData }) {
       </Card>
       {user.realm === 'internal' && user.profileUpdatable && <PasswordCard user={user} />}
       <IdentityTokenCard user={user} />
-      {user.realm === 'internal' && <ApiKeyCard user={user} />}
-      <MfaCard user={user} />
+      {/* spec 000 §6: OAuth realm users fetch an API key too, with an empty password. */}
+      {(user.realm === 'internal' || user.realm === 'oauth') && <ApiKeyCard user={user} />}
+      {/* Issue 20: single sign-on users (oauth, saml, http) prove themselves at their identity provider. */}
+      {(user.realm === 'internal' || user.realm === 'ldap') && <MfaCard user={user} />}
     </>
   );
 }
