@@ -13,7 +13,7 @@ export default defineConfig({
   outputDir: './test-results',
   globalSetup: './support/global-setup.ts',
   fullyParallel: false,
-  // Spec files run side by side, each worker against its own main server (support/global-setup.ts).
+  // GRANARY_E2E_WORKERS spec files at a time, each worker against its own main server (support/global-setup.ts).
   workers: E2E_WORKERS,
   forbidOnly: Boolean(process.env.CI),
   // One retry on CI, for a browser test that lost a race with a loaded machine; the closing summary

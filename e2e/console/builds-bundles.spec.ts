@@ -238,16 +238,16 @@ test.describe
       await wizard.getByLabel('Name').fill(BUNDLE);
       await wizard.getByLabel('Version').fill('1.0 beta');
       await wizard.getByRole('combobox', { name: 'Signing key' }).click();
-      await page.getByTitle(new RegExp(`^${KEY} `)).click();
+      await page.locator(`.ant-select-item-option[title^="${KEY} "]`).click();
       await wizard.getByRole('button', { name: 'Next' }).click();
       await expect(wizard.getByText('Only letters, digits, "_", "." and "-"')).toBeVisible();
       await wizard.getByLabel('Version').fill('1.0.0');
       await wizard.getByRole('button', { name: 'Next' }).click();
       await wizard.getByText('Builds', { exact: true }).click();
       await wizard.getByRole('combobox', { name: 'Build name' }).click();
-      await page.getByTitle(BUILD, { exact: true }).click();
+      await page.locator(`.ant-select-item-option[title="${BUILD}"]`).click();
       await wizard.getByRole('combobox', { name: 'Build number' }).click();
-      await page.getByTitle('#42', { exact: true }).click();
+      await page.locator('.ant-select-item-option[title="#42"]').click();
       await wizard.getByRole('button', { name: 'Add build' }).click();
       await expect(wizard.getByText(`${BUILD} #42`)).toBeVisible();
       await saveScreenshot('bundles-wizard-source');
@@ -261,7 +261,8 @@ test.describe
       await page.getByRole('button', { name: 'Promote' }).click();
       const promote = page.getByRole('dialog');
       await promote.getByRole('combobox', { name: 'Environment' }).click();
-      await page.getByTitle(DEV_ENV, { exact: true }).click();
+      // The option in the open list, not the selected value (which carries the same title once chosen).
+      await page.locator(`.ant-select-item-option[title="${DEV_ENV}"]`).click();
       await expect(promote.getByRole('combobox', { name: 'Environment' }).locator('..')).toContainText(
         DEV_ENV,
       );
