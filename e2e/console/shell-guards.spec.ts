@@ -55,6 +55,8 @@ test.describe('shell guards and redirects (self-hosted, full, built-in licence)'
     });
 
   test('admin: guards and redirects table', async ({ page }) => {
+    // A table of page loads, each a fresh console start: more than one test's usual minute on a busy machine.
+    test.setTimeout(120_000);
     await signIn(page, mainBaseURL(), 'admin', mainAdminPassword());
     const cases: { from: string; to: RegExp; see?: string; rule: string }[] = [
       {
@@ -76,14 +78,14 @@ test.describe('shell guards and redirects (self-hosted, full, built-in licence)'
       },
       {
         from: '/ui/bundles',
-        to: at('/bundles/target'),
+        to: at('/bundles/source'),
         see: 'No distribution repositories are configured.',
-        rule: 'distribution main route, no tab, no distribution service → target tab',
+        rule: 'distribution main route, no tab, distribution running (issue 19) and an enterprise-plus licence → source tab',
       },
-      { from: '/ui/bundles/nope', to: at('/bundles/target'), rule: 'an unknown tab is replaced' },
+      { from: '/ui/bundles/nope', to: at('/bundles/source'), rule: 'an unknown tab is replaced' },
       {
         from: '/ui/release-bundles',
-        to: at('/release-bundles/target'),
+        to: at('/release-bundles/source'),
         rule: 'release bundles main route adds its tab',
       },
       { from: '/ui/home', to: at('/packages'), rule: '/home → packages' },
@@ -210,6 +212,7 @@ test.describe('release-bundle redirects by service version (spec 000 §2, 001 §
     { version: '7.47.9', distribution: true, from: '/ui/bundles', to: '/bundles/source' },
   ];
   test('table', async ({ page }) => {
+    test.setTimeout(120_000);
     await signIn(page, mainBaseURL(), 'admin', mainAdminPassword());
     const answers = { version: '', distribution: false };
     await page.route(/\/ui\/api\/v1\/system\/version$/, (route) =>
