@@ -42,7 +42,10 @@ describe('issue 20: login page single sign-on', () => {
     expect(linkOf('Sign in with Corp ID')?.getAttribute('href')).toBe(
       '/ui/api/v1/sso/corp/login?redirectTo=%2Fui%2Fpackages%2Fx',
     );
-    expect(linkOf('Sign in with GitHub')?.querySelector('[data-icon="github"]')).toBeTruthy();
+    // The icons load after the links (only when providers exist: the login route's JavaScript budget).
+    await waitFor(() =>
+      expect(linkOf('Sign in with GitHub')?.querySelector('[data-icon="github"]')).toBeTruthy(),
+    );
     expect(linkOf('Sign in with Corp ID')?.querySelector('[data-icon="oidc"]')).toBeTruthy();
     expect(linkOf('Sign in with SAML SSO')?.getAttribute('href')).toBe(
       '/ui/api/v1/sso/okta/saml/login?redirectTo=%2Fui%2Fpackages%2Fx',
