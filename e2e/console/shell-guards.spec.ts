@@ -306,7 +306,8 @@ test.describe('login route guard: SAML logout URL and auto-redirect SSO (spec 00
     await expect(page).toHaveURL(at('/login'));
     await expect(page.getByRole('heading', { level: 1, name: 'Sign in to Granary' })).toBeVisible();
 
-    // A SAML user (the server has no SAML realm of its own: the user data answer is marked saml).
+    // A SAML user whose provider has no session logout of its own: the general SAML logout URL applies (the
+    // user data answer is marked saml; sso.spec.ts signs a real SAML user in and out).
     await signIn(page, mainBaseURL(), REGULAR, PASSWORD);
     await page.route(/\/ui\/api\/v1\/ui\/auth\/current$/, async (route) => {
       const response = await route.fetch();

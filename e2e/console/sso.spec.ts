@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import path from 'node:path';
-import { mainAdminPassword, signIn } from '../support/console.ts';
+import { startTestIdp, type TestIdp } from '../../apps/server/src/modules/access/sso/saml-test-idp.ts';
+import { apiCall, mainAdminPassword, openUserMenu, signIn } from '../support/console.ts';
 import { expect, test } from '../support/fixtures.ts';
 import { freePort, ROOT, type RunningServer, startServer } from '../support/server.ts';
 
@@ -21,6 +22,7 @@ type OidcProvider = new (issuer: string, config: Record<string, unknown>) => { c
 
 let granary: RunningServer;
 let idp: Server;
+let samlIdp: TestIdp;
 let issuer = '';
 
 async function startIdp(callback: string): Promise<void> {
@@ -77,9 +79,11 @@ test.describe
         env: { GRANARY_OUTBOUND_ALLOWLIST: '127.0.0.1' },
       });
       await startIdp(`${granary.baseURL}/ui/api/v1/sso/corp/callback`);
+      samlIdp = await startTestIdp();
     });
     test.afterAll(async () => {
       await granary?.stop();
+      await samlIdp?.close();
       if (idp) await new Promise((resolve) => idp.close(resolve));
     });
 
@@ -166,6 +170,78 @@ test.describe
       await page.getByRole('button', { name: 'Create API key' }).click();
       await expect(page.getByText('Your new API key')).toBeVisible();
       await saveScreenshot('sso-signed-in-profile', page);
+      await context.close();
+    });
+
+    test("issue 20 SAML 2.0: a browser signs in through the login page's SAML link (signed AuthnRequest, signed assertion); §4 signing out goes through the IdP's single logout", async ({
+      browser,
+      saveScreenshot,
+    }) => {
+      test.setTimeout(120_000);
+      // The SAML provider (IdP metadata read by URL); its SP metadata is what the IdP trusts.
+      await apiCall(
+        granary.baseURL,
+        { user: 'admin', password: mainAdminPassword() },
+        'PUT',
+        '/ui/api/v1/sso/providers/corp-saml',
+        {
+          type: 'saml',
+          name: 'Corp SAML',
+          enabled: true,
+          idpMetadataUrl: samlIdp.metadataUrl,
+          autoCreateUsers: true,
+          mapping: {
+            usernameClaim: 'uid',
+            emailClaim: 'mail',
+            groupsClaim: 'groups',
+            createMissingGroups: true,
+            adminGroups: [],
+          },
+        },
+      );
+      const spMetadata = await (
+        await fetch(`${granary.baseURL}/ui/api/v1/sso/corp-saml/saml/metadata`)
+      ).text();
+      samlIdp.serveBrowser(spMetadata, {
+        carol: { uid: 'carol', mail: 'carol@corp.example', groups: ['auditors'] },
+      });
+
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(
+        `${granary.baseURL}/ui/login?redirectTo=${encodeURIComponent('/admin/artifactory/user_profile')}`,
+      );
+      const link = page.getByRole('link', { name: 'Sign in with SAML SSO' });
+      await expect(link).toBeVisible();
+      await link.click();
+      // At the identity provider, which has checked the AuthnRequest's signature before showing its form.
+      await expect(page).toHaveURL(
+        new RegExp(`^${samlIdp.entityId.replace('/metadata', '/sso')}\\?SAMLRequest=`),
+      );
+      await page.getByLabel('User name').fill('carol');
+      await page.getByRole('button', { name: 'Sign in at the IdP' }).click();
+      // The signed assertion is posted to the ACS; the RelayState brings the user back where they were going.
+      await expect(page).toHaveURL(/\/ui\/admin\/artifactory\/user_profile$/);
+      await expect(page.getByRole('heading', { level: 1, name: 'Edit Profile' })).toBeVisible();
+      await expect(page.getByText('saml', { exact: true })).toBeVisible();
+      await expect(page.getByText('auditors')).toBeVisible();
+      await saveScreenshot('sso-saml-signed-in-profile', page);
+
+      // Signing out: the console session ends, the browser goes through the IdP's single logout with a
+      // LogoutRequest for this user, and comes back to the login form.
+      expect(await openUserMenu(page, 'carol')).toContain('Logout');
+      await page.getByRole('banner').getByRole('button', { name: /carol/ }).click();
+      const logout = page.getByRole('menuitem', { name: 'Logout' });
+      await expect(logout).toBeInViewport();
+      await logout.click();
+      await expect(page).toHaveURL(/\/ui\/login$/);
+      await expect(page.getByRole('heading', { level: 1, name: 'Sign in to Granary' })).toBeVisible();
+      const [logoutRequest] = samlIdp.logoutRequests.slice(-1);
+      expect(logoutRequest?.get('SAMLRequest')).toBeTruthy();
+      const current = await page.request.get(`${granary.baseURL}/ui/api/v1/ui/auth/current`);
+      expect(current.status() === 401 || ((await current.json()) as { anonymous: boolean }).anonymous).toBe(
+        true,
+      );
       await context.close();
     });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateSigningKeyPair } from './saml-keys.ts';
 import { samlify } from './saml-lib.ts';
@@ -50,6 +50,13 @@ function attributesXml(user: TestIdpUser): string {
 
 export interface TestIdp {
   entityId: string;
+  /**
+   * Lets a browser sign in here (spec 000 §2 SAML link, issue 20 acceptance "in Chromium"): `GET /sso`
+   * shows a sign-in form for the registered SP's AuthnRequest; the user name typed picks a directory entry
+   * and the answer is the HTML-POST binding's auto-submitted form to the SP's ACS. `GET /slo` sends the
+   * browser back to the SP's single logout location with the RelayState.
+   */
+  serveBrowser(spMetadataXml: string, directory: Record<string, TestIdpUser>): void;
   metadataUrl: string;
   metadataXml: string;
   /** The AuthnRequest of an SP redirect URL, its signature checked: its ID. */
@@ -69,22 +76,93 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
+const acsOf = (spMetadataXml: string) =>
+  /<md:AssertionConsumerService [^>]*Location="([^"]+)"/.exec(spMetadataXml)?.[1] ?? '';
+const sloOf = (spMetadataXml: string) =>
+  /<md:SingleLogoutService [^>]*Location="([^"]+)"/.exec(spMetadataXml)?.[1] ?? null;
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${body}</body></html>`;
+
+async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
 export async function startTestIdp(): Promise<TestIdp> {
   const keys = generateSigningKeyPair('Granary test IdP');
   const logoutRequests: URLSearchParams[] = [];
   let metadataXml = '';
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://idp.invalid');
+  let browserSp: { spMetadataXml: string; directory: Record<string, TestIdpUser> } | null = null;
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', base);
     if (url.pathname === '/metadata') {
       res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadataXml);
       return;
     }
     if (url.pathname === '/slo') {
       logoutRequests.push(url.searchParams);
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('signed out at the IdP');
+      const back = browserSp && sloOf(browserSp.spMetadataXml);
+      if (back) {
+        const relay = url.searchParams.get('RelayState');
+        res
+          .writeHead(303, { location: relay ? `${back}?RelayState=${encodeURIComponent(relay)}` : back })
+          .end();
+      } else res.writeHead(200, { 'content-type': 'text/plain' }).end('signed out at the IdP');
+      return;
+    }
+    if (url.pathname === '/sso' && browserSp && req.method === 'GET') {
+      // The SP's signed AuthnRequest is checked before the form is shown; the raw query rides along.
+      await api.readAuthnRequest(url.href, browserSp.spMetadataXml);
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          page(
+            'Test IdP sign-in',
+            `<h1>Test IdP</h1><form method="post" action="/sso"><label>User name <input name="username" autofocus></label>` +
+              `<input type="hidden" name="query" value="${esc(url.search.slice(1))}"><button type="submit">Sign in at the IdP</button></form>`,
+          ),
+        );
+      return;
+    }
+    if (url.pathname === '/sso' && browserSp && req.method === 'POST') {
+      const form = await formBody(req);
+      const user = browserSp.directory[form.get('username') ?? ''];
+      if (!user) {
+        res.writeHead(401, { 'content-type': 'text/plain' }).end('unknown user at the IdP');
+        return;
+      }
+      const request = await api.readAuthnRequest(
+        `${base}/sso?${form.get('query') ?? ''}`,
+        browserSp.spMetadataXml,
+      );
+      const samlResponse = await api.respond({
+        spMetadataXml: browserSp.spMetadataXml,
+        user,
+        inResponseTo: request.id,
+      });
+      const relay = request.relayState
+        ? `<input type="hidden" name="RelayState" value="${esc(request.relayState)}">`
+        : '';
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(
+          page(
+            'Signing in…',
+            `<form method="post" action="${esc(acsOf(browserSp.spMetadataXml))}"><input type="hidden" name="SAMLResponse" value="${esc(samlResponse)}">${relay}</form>` +
+              '<script>document.forms[0].submit()</script>',
+          ),
+        );
       return;
     }
     res.writeHead(404).end();
+  };
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(`refused at the IdP: ${err instanceof Error ? err.message : String(err)}`);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -104,11 +182,14 @@ export async function startTestIdp(): Promise<TestIdp> {
   };
   const idp = samlify.IdentityProvider(settings);
   metadataXml = idp.getMetadata();
-  return {
+  const api: TestIdp = {
     entityId,
     metadataUrl: entityId,
     metadataXml,
     logoutRequests,
+    serveBrowser(spMetadataXml, directory) {
+      browserSp = { spMetadataXml, directory };
+    },
     async readAuthnRequest(redirectUrl, spMetadataXml) {
       const url = new URL(redirectUrl);
       const sp = samlify.ServiceProvider({ metadata: spMetadataXml });
@@ -123,7 +204,7 @@ export async function startTestIdp(): Promise<TestIdp> {
     },
     async respond({ spMetadataXml, user, inResponseTo, tweak }) {
       const sp = samlify.ServiceProvider({ metadata: spMetadataXml });
-      const acs = /<md:AssertionConsumerService [^>]*Location="([^"]+)"/.exec(spMetadataXml)?.[1] ?? '';
+      const acs = acsOf(spMetadataXml);
       const now = new Date();
       const later = new Date(now.getTime() + 5 * 60_000).toISOString();
       const values: Record<string, string> = {
@@ -159,4 +240,5 @@ export async function startTestIdp(): Promise<TestIdp> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return api;
 }
