@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { seedPgliteHome } from '../../apps/server/src/testing/pglite-seed.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -55,6 +56,8 @@ export async function startServer(options: {
 
   const port = await freePort();
   const home = await mkdtemp(path.join(tmpdir(), 'granary-e2e-'));
+  // A copy of one migrated embedded database rather than a new one per server (apps/server's testing seed).
+  await seedPgliteHome(home);
   mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile);
   let stderr = '';

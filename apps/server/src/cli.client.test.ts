@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seedPgliteHome } from './testing/pglite-seed.ts';
 import { freePort, type ServerProcess, startServerProcess, waitForPing } from './testing/server-process.ts';
 
 const CLI = path.resolve(import.meta.dirname, 'cli.ts');
@@ -37,6 +38,7 @@ describe('issue 12 §3: `npm run granary -- unlock <name>` gets a locked-out adm
 
   it('issue 12 §3, §23: the server warns at start (plain HTTP base URL, generated admin password); the CLI refuses while the server runs on the embedded database, unlocks once it is stopped, and the admin signs in again', async () => {
     home = await mkdtemp(path.join(os.tmpdir(), 'granary-cli-'));
+    await seedPgliteHome(home);
     const env = { GRANARY_TRUST_PROXY: 'true', GRANARY_BASE_URL: 'http://repo.example.com' };
     let port = await freePort();
     const first = startServerProcess(home, port, env);

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { seedPgliteHome } from './pglite-seed.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../main.ts');
 
@@ -96,6 +97,7 @@ export async function startTestServer(
   timeoutMs = 240_000,
 ): Promise<TestServer> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'granary-client-'));
+  await seedPgliteHome(home);
   const port = await freePort();
   const proc = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: adminPassword, ...env });
   await waitForPing(port, proc, timeoutMs);

@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempHome } from '../../testing/index.ts';
+import { seedPgliteHome } from '../../testing/pglite-seed.ts';
 import {
   freePort,
   type ServerProcess,
@@ -91,10 +92,11 @@ describe('crash safety over HTTP', () => {
   it('DESIGN Storage model: a 500 MB PUT cut by kill -9 leaves nothing at the path and an empty temp area after restart; the retried upload completes with matching checksums', async () => {
     const home = await makeTempHome();
     homes.push(home);
+    await seedPgliteHome(home);
     const port = await freePort();
     const first = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: PASSWORD });
     procs.push(first);
-    await waitForPing(port, first);
+    await waitForPing(port, first, 120_000);
 
     // Kill the server once a good part of the body sits in its temp area (the upload is mid-stream).
     let killed = false;
@@ -120,7 +122,7 @@ describe('crash safety over HTTP', () => {
 
     const second = startServerProcess(home, port, { GRANARY_ADMIN_PASSWORD: PASSWORD });
     procs.push(second);
-    await waitForPing(port, second);
+    await waitForPing(port, second, 120_000);
     const base = `http://127.0.0.1:${port}`;
     const headers = { authorization: AUTH };
     expect((await fetch(`${base}/repository/generic-local/big.bin`, { headers })).status).toBe(404);
@@ -152,5 +154,5 @@ describe('crash safety over HTTP', () => {
 
     second.child.kill('SIGTERM');
     await second.exited;
-  }, 180_000);
+  }, 360_000);
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempHome } from '../../testing/index.ts';
+import { seedPgliteHome } from '../../testing/pglite-seed.ts';
 import {
   freePort,
   type ServerProcess,
@@ -31,6 +32,7 @@ describe('webhooks across a server restart (real server processes, one GRANARY_H
 
   it('issue 14 acceptance: the receiver is down while the server restarts; the event arrives after the restart, signed with the stored (sealed) secret', async () => {
     home = await makeTempHome();
+    await seedPgliteHome(home);
     const port = await freePort();
     const receiverPort = await freePort();
     const env = { GRANARY_ADMIN_PASSWORD: PASSWORD, GRANARY_OUTBOUND_ALLOWLIST: '127.0.0.1' };
