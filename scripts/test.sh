@@ -5,6 +5,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# The real-client suites run mvn a dozen times on short builds, where the JVM's optimising compiler costs more
+# than it saves: C1 only halves mvn's CPU time here (a small `mvn package`: 9.5 s → 5.2 s of CPU).
+export MAVEN_OPTS="${MAVEN_OPTS:--XX:TieredStopAtLevel=1}"
 reports=.test-reports
 rm -rf "$reports" && mkdir -p "$reports"
 status=0
