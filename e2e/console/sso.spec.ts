@@ -129,6 +129,8 @@ test.describe
       await expect(groups.getByText('developers')).toBeVisible();
       await expect(groups.getByText('release-managers')).toBeVisible();
       await expect(page.getByText('alice@corp.example', { exact: true })).toBeVisible();
+      // Test sign-in stored the provider: the page now edits it.
+      await expect(page.getByRole('heading', { level: 1, name: 'Edit Corp ID' })).toBeVisible();
       // The secret is stored now: write-only, the field says so.
       await expect(page.getByLabel('Client secret')).toHaveAttribute(
         'placeholder',

@@ -179,7 +179,8 @@ function ProviderForm({ provider, type: newType }: { provider?: SsoProvider; typ
 
   return (
     <AdminPage
-      title={editing ? `Edit ${provider.name}` : `New ${TYPE_LABELS[type]} provider`}
+      // Once Test sign-in stored a new provider, the page edits it: the title says so.
+      title={stored ? `Edit ${stored.name}` : `New ${TYPE_LABELS[type]} provider`}
       trail={[['Single sign-on', SSO_PATH]]}
     >
       <Form<ProviderFormValues>
