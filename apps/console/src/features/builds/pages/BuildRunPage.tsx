@@ -89,23 +89,27 @@ function Modules({ modules }: { modules: Module[] }) {
   );
 }
 
+/** A cell whose long unbroken text (Maven coordinates, paths) may wrap anywhere. */
+const wraps = () => ({ style: { overflowWrap: 'anywhere' as const } });
+
 function Dependencies({ modules }: { modules: Module[] }) {
   const rows = modules.flatMap((m) => m.dependencies.map((d) => ({ ...d, module: m.id })));
   return (
     <Table
       rowKey={(d) => `${d.module}:${d.id}`}
       size="small"
-      scroll={{ x: 'max-content' }}
+      // No sideways scrolling: the long coordinates wrap (`wraps`), so every column (Stored at last) stays in view.
       dataSource={rows}
       pagination={{ pageSize: 50, hideOnSinglePage: true }}
       locale={{ emptyText: <Empty description="This run recorded no dependencies" /> }}
       columns={[
-        { title: 'Dependency', dataIndex: 'id', key: 'id' },
+        { title: 'Dependency', dataIndex: 'id', key: 'id', onCell: wraps },
         ...(modules.length > 1 ? [{ title: 'Module', dataIndex: 'module' as const, key: 'module' }] : []),
         { title: 'Scopes', key: 'scopes', render: (_, d) => d.scopes.join(', ') },
         {
           title: 'Requested by',
           key: 'requestedBy',
+          onCell: wraps,
           render: (_, d) => {
             const chains = requestedByText(d.requestedBy);
             return chains.length === 0 ? (
@@ -129,7 +133,7 @@ function Dependencies({ modules }: { modules: Module[] }) {
             ));
           },
         },
-        { title: 'Stored at', key: 'link', render: (_, d) => <StoredAt link={d.link} /> },
+        { title: 'Stored at', key: 'link', onCell: wraps, render: (_, d) => <StoredAt link={d.link} /> },
       ]}
     />
   );
