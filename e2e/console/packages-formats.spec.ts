@@ -319,8 +319,9 @@ test.describe
       await page.goto(`/ui/packages?type=docker&name=${encodeURIComponent(IMAGE)}`);
       await page.getByRole('link', { name: IMAGE, exact: true }).click();
       await expect(page.getByRole('heading', { level: 1, name: IMAGE })).toBeVisible();
+      // issue 22: the command names this registry and the repository, so it pulls from here
       await expect(page.getByRole('region', { name: 'Install command' })).toContainText(
-        `docker pull ${IMAGE}`,
+        `docker pull ${new URL(mainBaseURL()).host}/${DOCKER_REPO}/${IMAGE}`,
       );
       await page.getByRole('link', { name: '1.0', exact: true }).first().click();
       // manifest.json lead file: properties first (spec 001 §2).

@@ -4,6 +4,7 @@ import { type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
 import { OnboardingHost, runOnboardingAction } from '../features/onboarding/OnboardingHost.tsx';
 import { ToolbarSearch } from '../features/search/components/ToolbarSearch.tsx';
+import { KEYBOARD_SHORTCUTS } from '../shared/components/keyboardShortcuts.ts';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
 import { pageTitle } from '../shared/session/shellContext.ts';
@@ -12,6 +13,7 @@ import { InitialPasswordNotice } from './InitialPasswordNotice.tsx';
 import { ShellLogo } from './ShellLogo.tsx';
 import {
   documentationUrl,
+  projectSettingsPath,
   type SidebarName,
   sidebarItems,
   sidebarNames,
@@ -23,13 +25,6 @@ const SIDEBAR_TITLES: Record<SidebarName, string> = {
   administration: 'Administration',
   projectSettings: 'Project settings',
 };
-
-/** The keyboard shortcuts the shell really handles (listed in the Keyboard Shortcuts dialog). */
-export const KEYBOARD_SHORTCUTS = [
-  { keys: ['/'], description: 'Focus the search box' },
-  { keys: ['?'], description: 'Show these keyboard shortcuts' },
-  { keys: ['Esc'], description: 'Close a dialog or menu' },
-] as const;
 
 function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -191,13 +186,24 @@ const ALL_PROJECTS = '';
  */
 function ProjectSelector(): ReactNode {
   const session = useSession();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
   if (!session.user || session.projects.length === 0) return null;
+  // Issue 22: the project settings screens follow the URL's project (ProjectSettingsPage selects it), so choosing
+  // in the selector there moves to the chosen project's screen, or away from project settings for all projects.
+  const onProjectSettings = pathname.startsWith('/project-settings/');
+  const onChange = (key: string) => {
+    session.selectProject(key === ALL_PROJECTS ? null : key);
+    if (!onProjectSettings) return;
+    if (key === ALL_PROJECTS) navigate('/');
+    else navigate(projectSettingsPath(key, pathname.endsWith('/members') ? 'members' : 'general'));
+  };
   return (
     <Select
       className="shell-project-selector"
       aria-label="Project"
       value={session.selectedProject ?? ALL_PROJECTS}
-      onChange={(key: string) => session.selectProject(key === ALL_PROJECTS ? null : key)}
+      onChange={onChange}
       popupMatchSelectWidth={false}
       options={[
         { value: ALL_PROJECTS, label: 'All projects' },

@@ -4,17 +4,35 @@ import { App } from 'antd';
 import { useEffect, useRef } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { NOT_AUTHORIZED_KEY } from '../shared/session/notices.ts';
-import { savePathAfterLogin } from '../shared/session/pathAfterLogin.ts';
+import { rememberLastRoute, savePathAfterLogin } from '../shared/session/pathAfterLogin.ts';
 import { currentUserQueryKey } from '../shared/session/queries.ts';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
 import { defaultPath, hiddenMenuItemFor, homePath, jenkinsRedirectPath } from './shellRules.ts';
 
-function useNotAuthorized(when: boolean) {
+/**
+ * spec 000 §8 blocked navigation: the notification "You are not authorized to view this page"; `why` adds a
+ * sentence saying what the user can do, and such a notice stays until closed (or until the user signs in).
+ */
+export function useNotAuthorized(when: boolean, why?: string) {
   const { notification } = App.useApp();
   useEffect(() => {
-    if (when) notification.error({ title: ACCESS_MESSAGES.notAuthorized, key: NOT_AUTHORIZED_KEY });
-  }, [when, notification]);
+    if (!when) return;
+    notification.error({
+      title: ACCESS_MESSAGES.notAuthorized,
+      key: NOT_AUTHORIZED_KEY,
+      ...(why ? { description: why, duration: 0 } : {}),
+    });
+  }, [when, why, notification]);
+}
+
+/**
+ * Issue 22: why a user without a licence is signed out (spec 000 §4: with licence type N/A a non-admin goes to
+ * login), with the server's reason when it gives one.
+ */
+export function noLicenceNotice(reason: string | null | undefined): string {
+  const because = reason ? `${reason.replace(/\.$/, '')}: this` : 'This';
+  return `${because} server has no licence, and until an administrator installs one only administrators can use the console.`;
 }
 
 /**
@@ -35,6 +53,15 @@ export function ShellGuard() {
   const hidden = !session.loading && session.user !== null ? hiddenMenuItemFor(path, session.shell) : null;
   const jenkins = jenkinsRedirectPath(location.hash);
   useNotAuthorized(jenkins === null && ((anonymousBlocked && !atRoot) || hidden !== null));
+  // spec 000 §4: the screen a signed-in user reached is their last route (the login route sends them back).
+  const reached = `${path}${location.search}${location.hash}`;
+  const userName = session.loading ? null : (session.user?.name ?? null);
+  const shown = jenkins === null && !(noLicence && path !== licencesPath) && hidden === null && !atRoot;
+  useEffect(() => {
+    if (userName !== null && shown) rememberLastRoute(userName, reached);
+  }, [userName, shown, reached]);
+  const licenceBounce = jenkins === null && noLicence && !session.user?.admin;
+  useNotAuthorized(licenceBounce, licenceBounce ? noLicenceNotice(session.license?.reason) : undefined);
   // Old hash-based build links first, so a visitor who must sign in comes back to the build.
   if (jenkins) return <Navigate to={jenkins} replace />;
   if (session.loading) return <PageLoading label="Starting the console…" />;

@@ -115,12 +115,21 @@ export interface SidebarItem extends MenuItemRule {
 /** spec 000 §2 application sidebar. */
 export const APPLICATION_MENU: readonly SidebarItem[] = [
   { key: 'packages', label: 'Packages', to: '/packages', hiddenOnLightweight: true },
-  { key: 'artifacts', label: 'Artifacts', to: '/repos/tree/General', prefix: '/repos' },
+  // The tree and Security & Compliance are behind sign-in (mainRoutes.tsx RequireSignIn): not offered to an
+  // anonymous visitor, who could only be sent to sign in (issue 22).
+  {
+    key: 'artifacts',
+    label: 'Artifacts',
+    to: '/repos/tree/General',
+    prefix: '/repos',
+    signedInOnly: true,
+  },
   {
     key: 'security',
     label: 'Security & Compliance',
     to: '/security_policies',
     hiddenOnLightweight: true,
+    signedInOnly: true,
   },
   { key: 'pipelines', label: 'Pipelines', to: '/pipelines-teaser', hiddenOnLightweight: true },
   {

@@ -12,6 +12,8 @@ export const PACKAGE_MESSAGES = {
   // Not in spec 001 §8 (ours): the empty builds and layers tabs.
   noBuilds: 'No builds produced this version',
   noLayers: 'No layers: this tag has no image manifest',
+  // Not in spec 001 §8 (ours): the versions list with "Release versions only" on and no release.
+  noReleases: 'No release versions: every version of this package is a pre-release',
 } as const;
 
 /** spec 001 §7 `POST docker layers` is for images: docker (and OCI) packages only. */

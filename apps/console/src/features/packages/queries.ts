@@ -26,7 +26,8 @@ export const packageKeys = {
   all: ['packages'] as const,
   list: (filter: PackageListFilter) => ['packages', 'list', filter] as const,
   detail: (packageId: string) => ['packages', 'package', packageId] as const,
-  versions: (packageId: string) => ['packages', 'versions', packageId] as const,
+  versions: (packageId: string, releasesOnly = false) =>
+    ['packages', 'versions', packageId, { releasesOnly }] as const,
   version: (packageId: string, name: string) => ['packages', 'version', packageId, name] as const,
   readme: (repoKey: string, path: string) => ['packages', 'readme', repoKey, path] as const,
   properties: (repoKey: string, path: string) => ['packages', 'properties', repoKey, path] as const,
@@ -117,17 +118,24 @@ export const packageQueryOptions = (packageId: string) =>
       ).then((d) => d.package),
   });
 
-export const versionsQueryOptions = (packageId: string) =>
+/** A package's versions, newest first; `releasesOnly`: spec 001 §5 "Only semver release versions" (`ignorePreRelease`). */
+export const versionsQueryOptions = (packageId: string, releasesOnly = false) =>
   infiniteQueryOptions({
-    queryKey: packageKeys.versions(packageId),
+    queryKey: packageKeys.versions(packageId, releasesOnly),
     initialPageParam: null as string | null,
     queryFn: ({ pageParam, signal }) =>
       graph(
         'versions',
-        `query Versions($packageId: String!, $limit: Int, $endCursor: String) {
-          versions(packageId: $packageId, sort_by: "name", sort_type: "desc", limit: $limit, endCursor: $endCursor) {
+        `query Versions($packageId: String!, $limit: Int, $endCursor: String, $ignorePreRelease: Boolean) {
+          versions(packageId: $packageId, sort_by: "name", sort_type: "desc", limit: $limit, endCursor: $endCursor,
+            ignorePreRelease: $ignorePreRelease) {
           edges { cursor node { ${VERSION_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
-        { packageId, limit: PACKAGES_PAGE_SIZE, endCursor: pageParam ?? undefined },
+        {
+          packageId,
+          limit: PACKAGES_PAGE_SIZE,
+          endCursor: pageParam ?? undefined,
+          ignorePreRelease: releasesOnly,
+        },
         z.object({ versions: versionsConnectionSchema }),
         signal,
       ).then((d) => d.versions),

@@ -156,6 +156,8 @@ export function parseSearchText(text: string): ParsedSearch {
 
 /** spec 001 §5 / §9: a package search term needs at least 3 characters once `*` and `?` are removed. */
 export const PACKAGE_SEARCH_MIN_LENGTH = PACKAGE_SEARCH_MIN_CHARS;
+/** What a user is told when a package search term is too short (issue 22: never silently nothing). */
+export const PACKAGE_SEARCH_TOO_SHORT = `Type at least ${PACKAGE_SEARCH_MIN_CHARS} characters to search packages (* and ? do not count)`;
 export function meetsPackageSearchMinimum(term: string): boolean {
   return term.replace(/[*?]/g, '').trim().length >= PACKAGE_SEARCH_MIN_LENGTH;
 }

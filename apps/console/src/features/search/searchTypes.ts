@@ -54,9 +54,15 @@ export function availableSearchTypes(ctx: SearchContext): SearchType[] {
   return SEARCH_TYPES.filter((t) => isSearchTypeAvailable(t, ctx));
 }
 
-/** spec 001 §2: when a type is disabled, search falls back to packages. */
+/**
+ * spec 001 §2: when a type is disabled, search falls back to packages — and, where this instance offers no
+ * packages type either (a lightweight one), to the first type it offers (issue 22: never to a screen the
+ * instance does not have). Builds is always offered, so there is always one.
+ */
 export function effectiveSearchType(type: SearchType, ctx: SearchContext): SearchType {
-  return isSearchTypeAvailable(type, ctx) ? type : 'packages';
+  if (isSearchTypeAvailable(type, ctx)) return type;
+  if (isSearchTypeAvailable('packages', ctx)) return 'packages';
+  return availableSearchTypes(ctx)[0] ?? type;
 }
 
 /**

@@ -2,6 +2,12 @@ import { Alert, Button } from 'antd';
 import { isRouteErrorResponse, useMatches, useRouteError } from 'react-router';
 import { asChunkLoadError } from './microfrontend.ts';
 
+/** issue 22: the sentence a person understands, above spec 000 §8's technical texts (kept word for word). */
+export const CHUNK_EXPLANATION =
+  'This part of the console could not be downloaded: the network may have dropped, or Granary was updated since the page opened. Retry loads it again; the rest of the console still works.';
+export const RENDER_EXPLANATION =
+  'Something on this page failed. Retry loads it again; if it keeps failing, tell your administrator what is shown below.';
+
 function describe(error: unknown): string {
   if (isRouteErrorResponse(error)) return `${error.status} ${error.statusText}`.trim();
   if (error instanceof Error && error.message !== '') return error.message;
@@ -36,6 +42,7 @@ export function RouteErrorBoundary() {
       description={
         chunk ? (
           <>
+            <p style={{ margin: '0 0 8px' }}>{CHUNK_EXPLANATION}</p>
             <p
               style={{ margin: 0 }}
             >{`Microfrontend ${chunk.microfrontend ?? group ?? '@granary/console'} fetching failed!`}</p>
@@ -46,12 +53,16 @@ export function RouteErrorBoundary() {
             </p>
           </>
         ) : (
-          describe(error)
+          <>
+            <p style={{ margin: '0 0 8px' }}>{RENDER_EXPLANATION}</p>
+            <p style={{ margin: 0 }}>{describe(error)}</p>
+          </>
         )
       }
       action={
-        <Button size="small" onClick={() => window.location.reload()}>
-          Reload
+        // issue 22: a reload fetches the screen's files again (a failed lazy import is never retried in place).
+        <Button size="small" type="primary" onClick={() => window.location.reload()}>
+          Retry
         </Button>
       }
     />

@@ -140,3 +140,64 @@ export function destinationAfterLogin(options: {
   }
   return '/';
 }
+
+/**
+ * spec 000 §4 route guard "Logged-in users hitting login go to their last route": the shell guard remembers the
+ * last screen each signed-in user reached in this tab (session storage, with the user's name, so another user
+ * signing in on the tab never inherits it); the login route sends a signed-in user back there.
+ */
+const LAST_ROUTE_KEY = 'last_route';
+
+interface StoredRoute {
+  user: string;
+  path: string;
+}
+
+export function rememberLastRoute(user: string, path: string): void {
+  const safe = safeRelativePath(path);
+  if (!safe || isLoginAreaPath(safe)) return;
+  try {
+    sessionStorage.setItem(LAST_ROUTE_KEY, JSON.stringify({ user, path: safe } satisfies StoredRoute));
+  } catch {
+    // Storage full or disabled: login sends the user home instead.
+  }
+}
+
+/** The last route `user` reached in this tab, if any and still allowed (admin-only paths for admins only). */
+export function readLastRoute(options: { user: string; admin: boolean }): string | null {
+  try {
+    const parsed: unknown = JSON.parse(sessionStorage.getItem(LAST_ROUTE_KEY) ?? 'null');
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const { user, path } = parsed as Partial<StoredRoute>;
+    if (user !== options.user || typeof path !== 'string') return null;
+    const safe = safeRelativePath(path);
+    if (!safe || isLoginAreaPath(safe) || (isAdminOnlyPath(safe) && !options.admin)) return null;
+    return safe;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where a user who is already signed in goes from the login route: a safe `redirectTo` first (an explicit
+ * request, e.g. a CLI registration), then their last route, then the stored path after login, then home.
+ */
+export function destinationForSignedInUser(options: {
+  redirectTo: string | null;
+  user: string;
+  admin: boolean;
+  now?: number;
+}): string {
+  const requested = safeRelativePath(options.redirectTo);
+  const redirect = requested ? stripBasePath(requested) : null;
+  const honoured =
+    redirect !== null &&
+    (!isLoginAreaPath(redirect) || isResumableLoginPath(redirect)) &&
+    (!isAdminOnlyPath(redirect) || options.admin);
+  const last = readLastRoute(options);
+  if (!honoured && last) {
+    clearPathAfterLogin();
+    return last;
+  }
+  return destinationAfterLogin(options);
+}

@@ -70,6 +70,8 @@ export function shellContext(partial: Partial<ShellContext> = {}): ShellContext 
 }
 
 export interface MenuItemRule {
+  /** Needs a signed-in user: hidden from an anonymous visitor (issue 22: entries a visitor cannot open are not shown). */
+  signedInOnly?: boolean;
   adminOnly?: boolean;
   nonAdminOnly?: boolean;
   cloudOnly?: boolean;
@@ -80,6 +82,7 @@ export interface MenuItemRule {
 
 /** spec 000 §6: hidden items are dropped. */
 export function isItemVisible(rule: MenuItemRule, ctx: ShellContext): boolean {
+  if (rule.signedInOnly && !ctx.signedIn) return false;
   if (rule.adminOnly && !ctx.admin) return false;
   if (rule.nonAdminOnly && ctx.admin) return false;
   if (rule.cloudOnly && !ctx.flavour.cloud) return false;

@@ -131,6 +131,45 @@ describe('skopeo against Granary (issue 7 acceptance, real processes on loopback
     expect((await rawManifest('docker-virtual/via/virtual:1.0')).equals(image.top)).toBe(true);
   }, 120_000);
 
+  it("issue 22: the version page's install command names this registry and repository, and skopeo pulls with it; its size is the image's", async () => {
+    const layout = path.join(work, 'demo');
+    const image = await writeOciLayout(layout, '1.0.0', [{ arch: 'amd64', layerSizes: [5000, 7000] }]);
+    await skopeo('copy', `oci:${layout}:1.0.0`, ...dest('docker-local/demo-image:1.0.0'));
+    const gql = async (query: string) => {
+      const res = await fetch(`${main.url}/ui/api/v1/packages`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(creds).toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await res.json()) as { data: Record<string, never>; errors?: unknown };
+      expect(body.errors, JSON.stringify(body)).toBeUndefined();
+      return body.data as Record<string, { edges?: { node: { id: string } }[] } & Record<string, unknown>>;
+    };
+    const pkg = (
+      await gql('{ packages(package_type: ["docker"], name: "demo-image") { edges { node { id } } } }')
+    ).packages!.edges![0]!.node;
+    const { version } = await gql(
+      `{ version(packageId: ${JSON.stringify(pkg.id)}, name: "1.0.0") { size description installCommand } }`,
+    );
+    const command = version!.installCommand as string;
+    expect(command).toBe(`docker pull ${main.host}/docker-local/demo-image:1.0.0`);
+    // the image's size, config and layers (as `docker images` counts it), not the manifest's few hundred bytes
+    const manifest = JSON.parse(image.top.toString()) as {
+      config: { size: number };
+      layers: { size: number }[];
+    };
+    expect(version!.size).toBe(manifest.config.size + manifest.layers.reduce((sum, l) => sum + l.size, 0));
+    expect(version!.description).toBe('2 layers');
+    // what the user copies really pulls: the reference after `docker pull`, to skopeo
+    const ref = command.replace(/^docker pull /, '');
+    const out = path.join(work, 'demo-out');
+    await skopeo('copy', '--src-tls-verify=false', '--src-creds', creds, `docker://${ref}`, `dir:${out}`);
+    expect((await readFile(path.join(out, 'manifest.json'))).equals(image.top)).toBe(true);
+  }, 120_000);
+
   it('pulls through a remote whose upstream is a second Granary, and serves the cache when the upstream is down', async () => {
     const layout = path.join(work, 'up');
     const image = await writeOciLayout(layout, '2.0', [{ arch: 'amd64', layerSizes: [200_000, 5000] }]);

@@ -19,10 +19,17 @@ export async function extractDockerMetadata(file: StoredFile): Promise<PackageMe
     config?: { size?: number };
   };
   if (doc.schemaVersion !== 2) return null;
-  const description = Array.isArray(doc.manifests)
-    ? `${doc.manifests.length} platform manifests`
-    : `${doc.layers?.length ?? 0} layers, ${
-        file.size + (doc.config?.size ?? 0) + (doc.layers ?? []).reduce((s, l) => s + (l.size ?? 0), 0)
-      } bytes`;
-  return { name: m[1]!, version: m[2]!, description, leadFile: true };
+  if (Array.isArray(doc.manifests))
+    return {
+      name: m[1]!,
+      version: m[2]!,
+      description: `${doc.manifests.length} platform manifests`,
+      leadFile: true,
+    };
+  // issue 22: the version's size is the image's (config and layers, as `docker images` counts it), not the
+  // manifest's few hundred bytes; the console shows it, so the description only counts the layers.
+  const layers = doc.layers ?? [];
+  const size = (Number(doc.config?.size) || 0) + layers.reduce((s, l) => s + (Number(l.size) || 0), 0);
+  const description = `${layers.length} layer${layers.length === 1 ? '' : 's'}`;
+  return { name: m[1]!, version: m[2]!, description, leadFile: true, size };
 }

@@ -11,9 +11,13 @@ const BIGINT_TEXT = /^-?\d{1,18}$/;
 const CURSOR_TEXT_MAX = 4096;
 const cursorText = z.string().max(CURSOR_TEXT_MAX);
 
-/** A page's last package: its sort value (`s`, aggregate sorts only) and its key (lower-cased name, name, type). */
+/**
+ * A page's last package: its sort value (`s`, aggregate sorts only), its name search group (`r`, a ranked name
+ * search in name order: 0 prefix matches, 1 the others) and its key (lower-cased name, name, type).
+ */
 const packagesCursor = z.object({
   s: z.union([cursorText, z.number()]).optional(),
+  r: z.union([z.literal(0), z.literal(1)]).optional(),
   l: cursorText,
   n: cursorText,
   t: cursorText,

@@ -170,6 +170,8 @@ export const packagesSchema = /* GraphQL */ `
 
 export interface GraphContext {
   principal: Principal | null;
+  /** The server's public base URL (Set Me Up's), for install commands that name the registry (docker). */
+  baseUrl?: string;
 }
 
 /**
@@ -188,13 +190,21 @@ export function packagesResolvers(reader: PackageReader, formats: RepositoriesCo
       version: (_: unknown, args: { packageId: string; name: string; repos?: string[] }, ctx: GraphContext) =>
         reader.getVersion(ctx.principal, args.packageId, args.name, args.repos),
     },
+    // issue 22: the command names this server and the (first) repository the caller sees the package in.
     Package: {
-      installCommand: (p: PackageNode) => installCommandOf(formats, p.packageType, p.name),
+      installCommand: (p: PackageNode, _: unknown, ctx: GraphContext) =>
+        installCommandOf(formats, p.packageType, p.name, null, {
+          baseUrl: ctx.baseUrl,
+          repoKey: p.repos[0]?.name,
+        }),
     },
     PackageVersion: {
       files: (v: VersionNode) => (v.includeFiles ? reader.filesOf(v) : []),
-      installCommand: (v: VersionNode, args: { withVersion?: boolean }) =>
-        installCommandOf(formats, v.packageType, v.packageName, args.withVersion !== false ? v.name : null),
+      installCommand: (v: VersionNode, args: { withVersion?: boolean }, ctx: GraphContext) =>
+        installCommandOf(formats, v.packageType, v.packageName, args.withVersion !== false ? v.name : null, {
+          baseUrl: ctx.baseUrl,
+          repoKey: v.repos[0]?.name,
+        }),
     },
   };
 }

@@ -13,6 +13,8 @@ import {
 } from './package-cursor.ts';
 import {
   choiceOf,
+  isRankedNameSearch,
+  type NameRank,
   type PackageFilter,
   packageClauses,
   pageSize,
@@ -76,9 +78,12 @@ export class PackageReader {
     const { repos, all } = await this.visibility.scope(principal, f.repos);
     if (repos.length === 0) return noPage();
     const byId = new Map(repos.map((r) => [r.id, r]));
-    const where = packageClauses(f, all ? null : repos.map((r) => r.id));
-    if (!where) return noPage();
+    const repositoryIds = all ? null : repos.map((r) => r.id);
     const { sort, ascending, cursor } = packagesPaging(f);
+    // A name search in name order lists its prefix matches first, then the others (see `NameRank`).
+    let rank: NameRank | null = !sort && isRankedNameSearch(f) ? (cursor?.r ?? 0) : null;
+    let where = packageClauses(f, repositoryIds, rank);
+    if (!where) return noPage();
 
     const edges: Connection<PackageNode>['edges'] = [];
     let hasNextPage = false;
@@ -124,6 +129,7 @@ export class PackageReader {
         const s = row.s instanceof Date ? row.s.toISOString() : row.s;
         const key: PackagesCursor = {
           ...(sort ? { s: s === undefined ? undefined : String(s) } : {}),
+          ...(rank === null ? {} : { r: rank }),
           l: row.l,
           n: row.n,
           t: row.t,
@@ -137,7 +143,14 @@ export class PackageReader {
         }
         after = key;
       }
-      if (hasNextPage || exhausted) break;
+      if (hasNextPage) break;
+      if (exhausted) {
+        if (rank !== 0) break;
+        // the prefix matches are all read: the other matches follow, from their start
+        rank = 1;
+        after = null;
+        where = packageClauses(f, repositoryIds, rank) ?? [];
+      }
     }
     return { edges, pageInfo: { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }

@@ -11,6 +11,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { NotFoundError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
+import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import {
   authorize,
   findArtifact,
@@ -64,7 +65,7 @@ export function packagesRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod 
       try {
         const result = await reply.graphql(
           body.query,
-          { principal } as never,
+          { principal, baseUrl: publicBaseUrl(reply.request, ctx.baseUrl) } as never,
           body.variables ?? undefined,
           body.operationName ?? undefined,
         );

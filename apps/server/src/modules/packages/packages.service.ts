@@ -61,7 +61,7 @@ export async function indexStoredFile(tx: Executor, file: IndexedFile, meta: Pac
     dependencies: meta.dependencies ?? [],
     readme: meta.readme ?? null,
     leadPath: file.path,
-    size: file.size,
+    size: meta.size ?? file.size,
     sha256: file.sha256,
     release: isRelease(meta.version),
   });

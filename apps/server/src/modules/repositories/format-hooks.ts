@@ -10,14 +10,19 @@ import type { RepoConfig } from './repositories.service.ts';
  * the package type's own format answers, through the registry.
  */
 
-/** The install command of a package of `packageType`, with its version when given; null when its format has none. */
+/**
+ * The install command of a package of `packageType`, with its version when given; null when its format has
+ * none. `where` (the public base URL and the repository key) lets a client that names its registry (docker)
+ * pull from this server rather than its default registry.
+ */
 export function installCommandOf(
   formats: FormatRegistry,
   packageType: string,
   name: string,
   version?: string | null,
+  where?: { baseUrl?: string; repoKey?: string },
 ): string | null {
-  return formats.get(packageType)?.installCommand?.({ name, version }) ?? null;
+  return formats.get(packageType)?.installCommand?.({ name, version, ...where }) ?? null;
 }
 
 /**

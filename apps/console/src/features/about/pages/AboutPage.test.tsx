@@ -1,8 +1,9 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { renderApp } from '../../../shared/test/renderApp.tsx';
-import { server } from '../../../shared/test/server.ts';
+import { apiUrl, restUrl, server } from '../../../shared/test/server.ts';
+import { userData } from '../../../shared/test/users.ts';
 
 const versionUrl = 'http://localhost/ui/api/v1/system/version';
 
@@ -97,5 +98,64 @@ describe('unknown routes', () => {
 
     expect(await screen.findByRole('heading', { name: 'Sign in to Granary' })).toBeTruthy();
     expect(router.state.location.pathname).toBe('/ui/login');
+  });
+});
+
+describe('Learning Center (issue 22: the Help menu item opens real learning content)', () => {
+  it('issue 22 / spec 000 §2 Learning Center: a guide per format the server runs, opening Set Me Up, the REST API docs and the keyboard shortcuts', async () => {
+    server.use(
+      http.get(apiUrl('ui/auth/current'), () => HttpResponse.json(userData({ name: 'dev', admin: false }))),
+      http.get(apiUrl('ui/packagetypes'), () =>
+        HttpResponse.json([
+          { id: 'npm', displayName: 'npm', icon: 'npm', classes: ['local'] },
+          { id: 'pypi', displayName: 'PyPI', icon: 'pypi', classes: ['local'] },
+          { id: 'cargo', displayName: 'Cargo', icon: 'cargo', classes: ['local'] },
+        ]),
+      ),
+      http.get(restUrl('repositories'), () =>
+        HttpResponse.json([
+          { key: 'npm-local', type: 'LOCAL', packageType: 'npm', url: '', description: '' },
+          { key: 'npm-remote', type: 'REMOTE', packageType: 'npm', url: '', description: '' },
+        ]),
+      ),
+      http.get(apiUrl('ui/setMeUp'), ({ request }) =>
+        HttpResponse.json({
+          baseUrl: 'http://localhost',
+          repoKey: new URL(request.url).searchParams.get('repoKey') ?? undefined,
+          packageType: 'npm',
+          repositoryUrl: 'http://localhost/api/npm/npm-local/',
+          snippets: [{ title: 'Publish', language: 'shell', code: 'npm publish --registry http://x/' }],
+        }),
+      ),
+    );
+
+    renderApp('/overview#learning-center');
+
+    const center = await screen.findByRole('heading', { level: 2, name: 'Learning Center' });
+    expect(center).toBeTruthy();
+    const npm = await screen.findByRole('listitem', { name: 'npm' });
+    expect(within(npm).getByText(/npm install from the repository and npm publish to it/)).toBeTruthy();
+    expect(within(npm).getByText('2 npm repositories you can read.')).toBeTruthy();
+    // A format with no readable repository says so and whom to ask; one without a guide line gets the general one.
+    const pypi = screen.getByRole('listitem', { name: 'PyPI' });
+    expect(
+      within(pypi).getByText('No PyPI repository you can read yet: ask an administrator for one.'),
+    ).toBeTruthy();
+    expect(within(pypi).queryByRole('button')).toBeNull();
+    expect(
+      within(screen.getByRole('listitem', { name: 'Cargo' })).getByText(/Set Me Up shows how/),
+    ).toBeTruthy();
+    expect(screen.getByRole('link', { name: '/api/docs/' }).getAttribute('href')).toBe('/api/docs/');
+    expect(screen.getByRole('rowheader', { name: '/' }).closest('tr')?.textContent).toContain(
+      'Focus the search box',
+    );
+
+    fireEvent.click(within(npm).getByRole('button', { name: 'Set Me Up for npm' }));
+    // The Set Me Up dialog (a lazily loaded overlay), open on the format's first readable repository.
+    const repo = await screen.findByRole('combobox', { name: 'Repository' }, { timeout: 15_000 });
+    const dialog = repo.closest('[role="dialog"]') as HTMLElement;
+    expect(within(dialog).getByText('Set Me Up')).toBeTruthy();
+    expect(within(dialog).getByTitle('npm-local (npm, local)')).toBeTruthy();
+    expect(await within(dialog).findByText('npm publish --registry http://x/')).toBeTruthy();
   });
 });

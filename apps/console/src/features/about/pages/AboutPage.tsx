@@ -1,14 +1,27 @@
 import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Descriptions, type DescriptionsProps, Flex, Skeleton, Tag, Typography } from 'antd';
+import { useEffect } from 'react';
+import { useLocation } from 'react-router';
 import { CONSOLE_API_PREFIX } from '../../../shared/api/index.ts';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { GranaryLogo } from '../../../shared/components/GranaryLogo.tsx';
+import { LEARNING_CENTER_ID, LearningCenter } from '../components/LearningCenter.tsx';
 import { versionQueryOptions } from '../queries.ts';
 
-/** The landing page: what this server is, and which version and revision it runs. */
+/**
+ * The landing page: what this server is, and which version and revision it runs; below, the Help menu's
+ * Learning Center (`/overview#learning-center`), which the page scrolls to and focuses when asked.
+ */
 export function AboutPage() {
   const version = useQuery(versionQueryOptions());
+  const { hash } = useLocation();
+  useEffect(() => {
+    if (hash !== `#${LEARNING_CENTER_ID}`) return;
+    const target = document.getElementById(LEARNING_CENTER_ID);
+    target?.scrollIntoView?.({ block: 'start' });
+    target?.focus?.({ preventScroll: true });
+  }, [hash]);
 
   const items: DescriptionsProps['items'] = version.data && [
     { key: 'version', label: 'Version', children: version.data.version },
@@ -88,6 +101,8 @@ export function AboutPage() {
         )}
         {items && <Descriptions column={1} bordered size="middle" items={items} />}
       </Card>
+
+      <LearningCenter />
     </Flex>
   );
 }

@@ -184,6 +184,29 @@ describe('login page', () => {
     expect(router.state.location.pathname).toBe('/ui/admin/management/groups');
   });
 
+  it('spec 000 §4: a signed-in user who opens the login route goes back to the last screen they reached, else home', async () => {
+    server.use(
+      related(),
+      http.get(currentUrl, () => HttpResponse.json(userData())),
+      http.get(restUrl('security/groups'), () => HttpResponse.json([])),
+      http.get(apiUrl('system/version'), () => HttpResponse.json({ version: '1.0.0', revision: 'abc' })),
+    );
+    const { router } = renderApp('/admin/management/groups?q=dev');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Groups' })).toBeTruthy();
+    await router.navigate('/login');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/ui/admin/management/groups'));
+    expect(router.state.location.search).toBe('?q=dev');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Groups' })).toBeTruthy();
+
+    // another user signed in on this tab does not inherit it: home (packages) instead
+    sessionStorage.setItem(
+      'last_route',
+      JSON.stringify({ user: 'someone-else', path: '/admin/management/groups' }),
+    );
+    await router.navigate('/login');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/ui/packages'));
+  });
+
   it('spec 000 §4, §8: a non-admin opening an admin page is told "You are not authorized to view this page"', async () => {
     server.use(
       http.get(currentUrl, () => HttpResponse.json(userData({ name: 'bob', admin: false }))),

@@ -8,7 +8,7 @@ import { lazy, Suspense, useEffect, useRef } from 'react';
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
-import { destinationAfterLogin } from '../../../shared/session/pathAfterLogin.ts';
+import { destinationForSignedInUser } from '../../../shared/session/pathAfterLogin.ts';
 import { currentUserQueryOptions } from '../../../shared/session/queries.ts';
 import { PageLoading } from '../../../shared/session/RequireSignIn.tsx';
 import { useAfterLogin } from '../hooks/useAfterLogin.ts';
@@ -124,7 +124,8 @@ function SignIn({
 
   // spec 000 §4: a signed-in user hitting login goes to their last route.
   if (current.data && !login.isPending && !login.isSuccess) {
-    return <Navigate to={destinationAfterLogin({ redirectTo, admin: current.data.admin })} replace />;
+    const to = destinationForSignedInUser({ redirectTo, user: current.data.name, admin: current.data.admin });
+    return <Navigate to={to} replace />;
   }
   const sso = autoRedirectTarget(
     config.data,

@@ -1,7 +1,8 @@
 import type { PackageVersionSummary } from '@granary/contracts';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { Button, Card, Descriptions, Result, Space, Spin, Table, Tag, Typography } from 'antd';
-import { Link } from 'react-router';
+import { Button, Card, Descriptions, Result, Space, Spin, Switch, Table, Tag, Typography } from 'antd';
+import { useId } from 'react';
+import { Link, useSearchParams } from 'react-router';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
 import { formatBytes, formatDate, PACKAGE_MESSAGES, packagePath } from '../packageRules.ts';
 import { packageQueryOptions, versionsQueryOptions } from '../queries.ts';
@@ -12,14 +13,22 @@ import { ScanState } from './ScanState.tsx';
 /** spec 001 §2 package details: description, versions, stats, licences, tags, readme. */
 export function PackageDetails({ packageId }: { packageId: string }) {
   const pkg = useQuery(packageQueryOptions(packageId));
-  const versions = useInfiniteQuery(versionsQueryOptions(packageId));
+  // spec 001 §5: "Only semver release versions are shown when that filter is on" (kept in the address).
+  const [params, setParams] = useSearchParams();
+  const releasesOnly = params.get('releases') === 'only';
+  const releasesSwitch = useId();
+  // every version (the latest's readme and lead file), and the list as filtered
+  const allVersions = useInfiniteQuery(versionsQueryOptions(packageId));
+  const releases = useInfiniteQuery({ ...versionsQueryOptions(packageId, true), enabled: releasesOnly });
+  const versions = releasesOnly ? releases : allVersions;
   if (pkg.isPending) return <Spin />;
   if (!pkg.data) return <Result status="info" title={PACKAGE_MESSAGES.notYetAvailable} />;
   const p = pkg.data;
-  const rows = versions.isError
-    ? []
-    : (versions.data?.pages.flatMap((page) => page.edges.map((e) => e.node)) ?? []);
-  const latest = rows.find((v) => v.name === p.latestVersion) ?? rows[0];
+  const rowsOf = (q: typeof versions) =>
+    q.isError ? [] : (q.data?.pages.flatMap((page) => page.edges.map((e) => e.node)) ?? []);
+  const rows = rowsOf(versions);
+  const everyVersion = rowsOf(allVersions);
+  const latest = everyVersion.find((v) => v.name === p.latestVersion) ?? everyVersion[0];
   const lead = latest?.repos[0];
   // built by the server from the package's format (GraphQL `installCommand`)
   const command = p.installCommand;
@@ -53,14 +62,33 @@ export function PackageDetails({ packageId }: { packageId: string }) {
         </Descriptions.Item>
       </Descriptions>
       {command && <CopyableCommand command={command} />}
-      <Card title={<h2 className="packages-subtitle">Versions</h2>} size="small">
+      <Card
+        title={<h2 className="packages-subtitle">Versions</h2>}
+        size="small"
+        extra={
+          <Space size={8}>
+            <Switch
+              id={releasesSwitch}
+              size="small"
+              checked={releasesOnly}
+              onChange={(on) => {
+                const next = new URLSearchParams(params);
+                if (on) next.set('releases', 'only');
+                else next.delete('releases');
+                setParams(next, { replace: true });
+              }}
+            />
+            <label htmlFor={releasesSwitch}>Release versions only</label>
+          </Space>
+        }
+      >
         <Table<PackageVersionSummary>
           rowKey="name"
           size="small"
           loading={versions.isPending}
           dataSource={rows}
           pagination={false}
-          locale={{ emptyText: PACKAGE_MESSAGES.noPackages }}
+          locale={{ emptyText: releasesOnly ? PACKAGE_MESSAGES.noReleases : PACKAGE_MESSAGES.noPackages }}
           columns={[
             {
               title: 'Version',

@@ -1,19 +1,21 @@
 import { SortAscendingOutlined, SortDescendingOutlined } from '@ant-design/icons';
 import type { PackageSummary } from '@granary/contracts';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { Button, Empty, Input, Select, Table, Tag, Typography } from 'antd';
+import { Button, Select, Table, Tag, Typography } from 'antd';
 import { Link, useSearchParams } from 'react-router';
 import { PackageTypeIcon } from '../../../shared/components/PackageTypeIcon.tsx';
+import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import {
   formatDate,
   listFilterFromParams,
-  PACKAGE_MESSAGES,
   packagePath,
   reposAfterTypeChange,
   repositoriesForTypes,
   SORT_FIELDS,
 } from '../packageRules.ts';
 import { filterRepositoriesQueryOptions, packagesListQueryOptions } from '../queries.ts';
+import { PackageNameFilter } from './PackageNameFilter.tsx';
+import { PACKAGES_EMPTY, PackagesEmptyState } from './PackagesEmptyState.tsx';
 import { ScanState } from './ScanState.tsx';
 
 /** The package types that write the packages index (spec 001 §9 excluded types never listed). */
@@ -27,7 +29,9 @@ export function PackageList() {
   const [params, setParams] = useSearchParams();
   const filter = listFilterFromParams(params);
   const list = useInfiniteQuery(packagesListQueryOptions(filter));
-  const repositories = useQuery(filterRepositoriesQueryOptions()).data ?? [];
+  const repositoriesQuery = useQuery(filterRepositoriesQueryOptions());
+  const repositories = repositoriesQuery.data ?? [];
+  const admin = useSession().user?.admin ?? false;
   const types = params.getAll('type');
   // spec 001 §8: package fetch errors yield empty lists silently.
   const rows = list.isError ? [] : (list.data?.pages.flatMap((p) => p.edges.map((e) => e.node)) ?? []);
@@ -70,14 +74,10 @@ export function PackageList() {
           }))}
           onChange={(repos: string[]) => update({ repo: repos })}
         />
-        <Input.Search
-          aria-label="Package name"
-          placeholder="Name (* and ? wildcards)"
-          allowClear
-          defaultValue={params.get('name') ?? ''}
+        <PackageNameFilter
+          value={params.get('name') ?? ''}
           key={params.get('name') ?? ''}
-          style={{ width: 260 }}
-          onSearch={(name) => update({ name: name.trim() || null })}
+          onSearch={(name) => update({ name: name || null })}
         />
         <Select
           aria-label="Sort by"
@@ -100,10 +100,18 @@ export function PackageList() {
       <Table<PackageSummary>
         rowKey="id"
         size="middle"
-        loading={list.isPending}
+        loading={{ spinning: list.isPending, tip: PACKAGES_EMPTY.loading }}
         dataSource={rows}
         pagination={false}
-        locale={{ emptyText: <Empty description={PACKAGE_MESSAGES.noPackages} /> }}
+        locale={{
+          emptyText: (
+            <PackagesEmptyState
+              loading={list.isPending}
+              readableRepositories={repositoriesQuery.data?.length}
+              admin={admin}
+            />
+          ),
+        }}
         columns={[
           {
             title: 'Name',

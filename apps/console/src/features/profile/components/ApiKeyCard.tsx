@@ -1,6 +1,6 @@
 import type { UserData } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { App, Button, Card, Form, Input, Popconfirm, Typography } from 'antd';
+import { App, Button, Card, Form, Input, Popconfirm, Space, Typography } from 'antd';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { SecretReveal } from '../../../shared/components/SecretReveal.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
@@ -51,24 +51,27 @@ export function ApiKeyCard({ user }: { user: UserData }) {
             <Input autoComplete="one-time-code" inputMode="numeric" maxLength={10} />
           </Form.Item>
         )}
-        <Button type="primary" htmlType="submit" loading={fetchKey.isPending}>
-          {exists ? 'Create a new API key' : 'Create API key'}
-        </Button>
-        {exists && (
-          <Popconfirm
-            title="Revoke your API key?"
-            description="Clients using it stop working at once."
-            okText="Revoke"
-            okButtonProps={{ danger: true }}
-            onConfirm={() =>
-              revoke.mutate(undefined, { onSuccess: () => message.success('API key revoked') })
-            }
-          >
-            <Button danger loading={revoke.isPending}>
-              Revoke
-            </Button>
-          </Popconfirm>
-        )}
+        {/* issue 22: the two actions spaced apart, not touching */}
+        <Space size="small" wrap>
+          <Button type="primary" htmlType="submit" loading={fetchKey.isPending}>
+            {exists ? 'Create a new API key' : 'Create API key'}
+          </Button>
+          {exists && (
+            <Popconfirm
+              title="Revoke your API key?"
+              description="Clients using it stop working at once."
+              okText="Revoke"
+              okButtonProps={{ danger: true }}
+              onConfirm={() =>
+                revoke.mutate(undefined, { onSuccess: () => message.success('API key revoked') })
+              }
+            >
+              <Button danger loading={revoke.isPending}>
+                Revoke
+              </Button>
+            </Popconfirm>
+          )}
+        </Space>
       </Form>
       {fetchKey.data && (
         <SecretReveal title="Your new API key" secret={fetchKey.data.apiKey} style={{ marginTop: 16 }} />

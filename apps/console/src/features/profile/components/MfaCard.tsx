@@ -20,7 +20,8 @@ export function MfaCard({ user }: { user: UserData }) {
           {user.mfaEnrolled !== true && (
             <Button onClick={() => setMode('enrolling')}>Set up authenticator</Button>
           )}
-          {user.realm === 'internal' && user.mfaEnrolled !== false && (
+          {/* issue 22: only an authenticator that is set up can be reset (unknown is not "set up"). */}
+          {user.realm === 'internal' && user.mfaEnrolled === true && (
             <Button danger onClick={() => setMode('resetting')}>
               Reset authenticator
             </Button>

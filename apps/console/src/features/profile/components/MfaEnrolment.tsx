@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { App, Button, Flex, Form, Input, QRCode, Skeleton, Typography } from 'antd';
+import { CopyableValue } from '../../../shared/components/CopyableValue.tsx';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { mandatoryText } from '../../../shared/forms/rules.ts';
 import { zodRule } from '../../../shared/forms/zodRule.ts';
@@ -17,12 +18,11 @@ export function MfaEnrolment({ name, onDone }: { name: string; onDone: () => voi
       {enroll.data && (
         <>
           <QRCode value={enroll.data.otpauthUri} size={180} aria-label="Enrolment QR code" />
-          <Typography.Text>
-            Key:{' '}
-            <Typography.Text code copyable>
-              {enroll.data.secret}
-            </Typography.Text>
-          </Typography.Text>
+          {/* issue 22: the key wraps between its groups inside the card, its copy button beside it */}
+          <Flex align="center" gap={8} className="mfa-enrolment-key">
+            <Typography.Text style={{ flex: 'none' }}>Key:</Typography.Text>
+            <CopyableValue value={enroll.data.secret} label="key" display="groups" />
+          </Flex>
         </>
       )}
       {confirm.isError && <ErrorAlert error={confirm.error} />}

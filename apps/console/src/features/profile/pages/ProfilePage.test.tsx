@@ -181,6 +181,64 @@ describe('edit profile: self-service', () => {
     expect(otps).toEqual(['111222', '333444']);
   });
 
+  it('issue 22: "Reset authenticator" shows only when an authenticator is set up (not when none is, nor when unknown)', async () => {
+    for (const mfaEnrolled of [false, undefined]) {
+      server.use(
+        http.get(apiUrl('ui/auth/current'), () =>
+          HttpResponse.json(userData({ name: 'carol', admin: false, mfaEnrolled })),
+        ),
+      );
+      const { unmount } = renderApp('/admin/artifactory/user_profile');
+      const card = await cardOf('Two-step verification');
+      expect(within(card).getByRole('button', { name: 'Set up authenticator' })).toBeTruthy();
+      expect(
+        within(card).queryByRole('button', { name: 'Reset authenticator' }),
+        String(mfaEnrolled),
+      ).toBeNull();
+      unmount();
+    }
+  });
+
+  it('issue 22: the MFA enrolment key is shown in groups with its copy button beside it, and copies whole', async () => {
+    server.use(
+      http.get(apiUrl('auth/mfa/enroll/*'), () =>
+        HttpResponse.json({
+          secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+          otpauthUri: 'otpauth://totp/Granary:carol?secret=JBSWY3DPEHPK3PXP',
+          issuer: 'Granary',
+          account: 'carol',
+        }),
+      ),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    const card = await cardOf('Two-step verification');
+    fireEvent.click(within(card).getByRole('button', { name: 'Set up authenticator' }));
+    const copy = await within(card).findByRole('button', { name: 'Copy key' });
+    // the key and its button in one non-wrapping row; the key wraps only between groups of four
+    const row = copy.closest('.copyable-value') as HTMLElement;
+    expect(row.querySelectorAll('.copyable-value-group')).toHaveLength(8);
+    expect(row.querySelector('.copyable-value-text')?.textContent).toBe('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
+    fireEvent.click(copy);
+    await waitFor(() => expect(writeText).toHaveBeenCalledWith('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'));
+  });
+
+  it('issue 22: "Create a new API key" and "Revoke" are spaced apart (one spaced group), not touching', async () => {
+    server.use(
+      http.get(apiUrl('ui/userApiKey'), () =>
+        HttpResponse.json({ exists: true, createdAt: '2026-11-01T10:00:00Z', lastUsed: null }),
+      ),
+    );
+    renderApp('/admin/artifactory/user_profile');
+    const card = await cardOf('API key');
+    const create = await within(card).findByRole('button', { name: 'Create a new API key' });
+    const revoke = within(card).getByRole('button', { name: 'Revoke' });
+    const group = create.closest('.ant-space') as HTMLElement;
+    expect(group).toBeTruthy();
+    expect(group.contains(revoke)).toBe(true);
+    // each in its own spaced item
+    expect(create.closest('.ant-space-item')).not.toBe(revoke.closest('.ant-space-item'));
+  });
+
   it('spec 001 §7: the API key comes from GET apiKey/{username} with Basic credentials in the re-authentication header', async () => {
     let header: string | null = null;
     server.use(

@@ -1,7 +1,11 @@
+import { ACCESS_MESSAGES } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { Card, Descriptions, Flex, Skeleton, Table, Tag, Typography } from 'antd';
+import { Alert, Card, Descriptions, Flex, Skeleton, Table, Tag, Typography } from 'antd';
+import { useEffect, useRef } from 'react';
 import { useParams } from 'react-router';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
+import { projectsQueryOptions } from '../../../shared/session/projects.ts';
+import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { projectMembersQueryOptions, projectQueryOptions } from '../queries.ts';
 
 function formatQuota(bytes: number | null): string {
@@ -44,7 +48,22 @@ function Members({ projectKey, kind }: { projectKey: string; kind: 'users' | 'gr
  */
 export function ProjectSettingsPage({ section }: { section: 'general' | 'members' }) {
   const { projectKey = '' } = useParams();
-  const project = useQuery(projectQueryOptions(projectKey));
+  const session = useSession();
+  const mine = useQuery(projectsQueryOptions());
+  const visible = mine.data?.some((p) => p.project_key === projectKey) ?? false;
+  const { selectProject } = session;
+  // Issue 22: the project named in the URL becomes the selected project (so a project administrator gets its
+  // settings sidebar), whatever the selector said before — a link or a reload with "All projects" selected. Once
+  // per project opened: a later choice in the selector is the user's (the selector then leaves this screen).
+  const synced = useRef<string | null>(null);
+  useEffect(() => {
+    if (!visible || synced.current === projectKey) return;
+    synced.current = projectKey;
+    selectProject(projectKey);
+  }, [visible, projectKey, selectProject]);
+  const project = useQuery({ ...projectQueryOptions(projectKey), enabled: visible });
+  if (mine.isError) return <ErrorAlert title="Your projects could not be loaded" error={mine.error} />;
+  if (mine.isSuccess && !visible) return <ProjectNotVisible projectKey={projectKey} />;
   if (project.isPending) return <Skeleton active />;
   if (project.isError) return <ErrorAlert title="This project could not be shown" error={project.error} />;
   const p = project.data;
@@ -84,6 +103,21 @@ export function ProjectSettingsPage({ section }: { section: 'general' | 'members
           <Members projectKey={p.project_key} kind="groups" />
         </>
       )}
+    </Flex>
+  );
+}
+
+/** Issue 22: a project the user may not see (or that does not exist) is named, with what to do about it. */
+function ProjectNotVisible({ projectKey }: { projectKey: string }) {
+  return (
+    <Flex vertical gap="large">
+      <Typography.Title level={1}>Project settings</Typography.Title>
+      <Alert
+        type="warning"
+        showIcon
+        title={ACCESS_MESSAGES.notAuthorized}
+        description={`There is no project "${projectKey}" among the projects you can see: it does not exist, or you are not one of its members. Ask an administrator to add you to it.`}
+      />
     </Flex>
   );
 }

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Descriptions, Flex, Skeleton, Tabs, Tag, Typography } from 'antd';
+import { CopyableValue } from '../../../shared/components/CopyableValue.tsx';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { SetMeUpTab } from '../../../shared/components/SetMeUpTab.tsx';
 import { artifactActionsQueryOptions, storageInfoQueryOptions } from '../queries.ts';
@@ -98,17 +99,15 @@ export function ArtifactDetails({ target, onNavigate }: ArtifactDetailsProps) {
             Checksums
           </Typography.Title>
           <Descriptions
+            className="artifact-checksums"
             size="small"
             column={1}
             bordered
             items={(['sha256', 'sha1', 'md5'] as const).map((k) => ({
               key: k,
               label: k.toUpperCase(),
-              children: (
-                <Typography.Text code copyable>
-                  {data.checksums![k]}
-                </Typography.Text>
-              ),
+              // issue 22: one line, ellipsised, with its copy button (the chip wrapped mid-hash)
+              children: <CopyableValue value={data.checksums![k]} label={k.toUpperCase()} />,
             }))}
           />
         </>

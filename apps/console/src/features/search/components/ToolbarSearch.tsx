@@ -1,10 +1,10 @@
 import { HistoryOutlined, SearchOutlined } from '@ant-design/icons';
-import { Button, Dropdown, Input, type InputRef, Select, Space } from 'antd';
-import { type Ref, useEffect, useMemo, useState } from 'react';
+import { Button, Dropdown, Input, type InputRef, Select, Space, Tooltip } from 'antd';
+import { type Ref, useEffect, useId, useMemo, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { type RecentSearch, readRecentSearches, storeRecentSearch } from '../recentSearches.ts';
-import { keepOnlyName } from '../searchSyntax.ts';
+import { keepOnlyName, PACKAGE_SEARCH_TOO_SHORT } from '../searchSyntax.ts';
 import {
   availableSearchTypes,
   effectiveSearchType,
@@ -19,7 +19,8 @@ import {
 
 /**
  * spec 001 §2 and §4 toolbar search: the types this instance offers (the others hidden; a type that is not
- * available falls back to packages), the §5 text syntax, recent searches per user, each type's results route.
+ * available falls back to packages, or to the first type offered where packages is not), the §5 text syntax,
+ * recent searches per user, each type's results route.
  */
 export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
   const session = useSession();
@@ -45,6 +46,15 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
 
   const inProject = session.selectedProject !== null;
   const disabled = isSearchDisabled(type, text, false, inProject);
+  // issue 22: why Enter does nothing, said under the field while it has the focus (never silently nothing)
+  const hint =
+    text.trim() === '' || !disabled
+      ? null
+      : inProject && !PROJECT_SEARCH_TYPES.includes(type)
+        ? `${SEARCH_TYPE_LABELS[type]} search is not available while a project is selected`
+        : PACKAGE_SEARCH_TOO_SHORT;
+  const [focused, setFocused] = useState(false);
+  const hintId = useId();
   const run = (value: string, as: SearchType = type) => {
     const searchType = effectiveSearchType(as, ctx);
     if (isSearchDisabled(searchType, value, false, inProject)) return;
@@ -85,24 +95,22 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
           options={types.map((t) => ({ value: t, label: SEARCH_TYPE_LABELS[t] }))}
         />
       )}
-      <Input
-        ref={inputRef}
-        aria-label="Search"
-        placeholder={`Search ${SEARCH_TYPE_LABELS[type].toLowerCase()}`}
-        prefix={<SearchOutlined aria-hidden />}
-        allowClear
-        value={text}
-        onChange={(e) => setText(e.target.value)}
-        onPressEnter={() => run(text)}
-        aria-invalid={text !== '' && disabled ? true : undefined}
-        title={
-          text === '' || !disabled
-            ? undefined
-            : inProject && !PROJECT_SEARCH_TYPES.includes(type)
-              ? `${SEARCH_TYPE_LABELS[type]} search is not available while a project is selected`
-              : 'Type at least 3 characters (not counting * and ?)'
-        }
-      />
+      <Tooltip open={hint !== null && focused} placement="bottomLeft" title={<span id={hintId}>{hint}</span>}>
+        <Input
+          ref={inputRef}
+          aria-label="Search"
+          placeholder={`Search ${SEARCH_TYPE_LABELS[type].toLowerCase()}`}
+          prefix={<SearchOutlined aria-hidden />}
+          allowClear
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onPressEnter={() => run(text)}
+          onFocus={() => setFocused(true)}
+          onBlur={() => setFocused(false)}
+          aria-invalid={hint !== null ? true : undefined}
+          aria-describedby={hint !== null && focused ? hintId : undefined}
+        />
+      </Tooltip>
       <Dropdown
         trigger={['click']}
         placement="bottomRight"
