@@ -115,7 +115,7 @@ test.describe
       await expect(
         page
           .locator('.ant-select-item-option-disabled')
-          .filter({ hasText: 'Produced once retention lands' })
+          .filter({ hasText: 'Produced once release bundles land' })
           .first(),
       ).toBeVisible();
       await page

@@ -22,13 +22,15 @@ import { registerOnboarding } from './modules/onboarding/index.ts';
 import { registerPackages } from './modules/packages/index.ts';
 import { registerProxies } from './modules/proxies/index.ts';
 import { registerRepositories } from './modules/repositories/index.ts';
+import { registerRetention } from './modules/retention/index.ts';
 import { registerScanning } from './modules/scanning/index.ts';
 import { registerSearch } from './modules/search/index.ts';
+import { registerStorageGc } from './modules/storage/gc/index.ts';
 import { registerSystem } from './modules/system/index.ts';
 import { readNodeId } from './modules/system/nodes.service.ts';
 import { readVersion } from './modules/system/version.ts';
 import { registerWebhooks } from './modules/webhooks/index.ts';
-import { BlobCache, createBlobStore } from './platform/blobs/index.ts';
+import { BlobCache, countedBlobStore, createBlobStore } from './platform/blobs/index.ts';
 import { type Database, openDatabase } from './platform/db/index.ts';
 import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
@@ -101,9 +103,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await database.migrate();
 
     const metrics = new Metrics();
-    const blobs = instrumentBlobStore(
-      await createBlobStore({ home: config.home, url: config.blobstoreUrl }),
-      metrics,
+    const blobs = countedBlobStore(
+      instrumentBlobStore(await createBlobStore({ home: config.home, url: config.blobstoreUrl }), metrics),
+      database.db,
     );
     opened.push(blobs);
     const purged = await blobs.purgeTemp();
@@ -249,6 +251,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     await registerBuilds(app, app.granary, access, app.repositories);
     await registerIntegrations(app, app.granary);
     await registerDistribution(app, app.granary, access);
+    await registerStorageGc(app, app.granary);
+    await registerRetention(app, app.granary, app.repositories);
     await registerConsole(app, config.consoleDir ? path.resolve(config.consoleDir) : DEFAULT_CONSOLE_DIR);
 
     await ensureFirstAdmin(database.db, {

@@ -28,6 +28,8 @@ export const ErrorCode = {
   Unavailable: 'UNAVAILABLE',
   /** No space left to store the upload (507). */
   InsufficientStorage: 'INSUFFICIENT_STORAGE',
+  /** The upload would take a repository or project over its storage quota (413; OCI: 403 DENIED). */
+  QuotaExceeded: 'QUOTA_EXCEEDED',
   /** A path or repository key in a repository URL that is not allowed. */
   InvalidPath: 'INVALID_PATH',
   /** The announced checksums do not match the uploaded bytes: nothing was stored. */

@@ -72,6 +72,9 @@ export const repositoryWriteSchema = z.strictObject({
   handleSnapshots: z.boolean().optional(),
   /** maven: a deployed release may be replaced (off by default: 409). */
   allowReleaseRedeploy: z.boolean().optional(),
+  // local: the trash can (issue 21, `trash.ts`)
+  trashcanEnabled: z.boolean().optional(),
+  trashcanRetentionDays: z.number().int().min(1).max(3650).nullable().optional(),
 });
 export type RepositoryWrite = z.infer<typeof repositoryWriteSchema>;
 
@@ -100,6 +103,8 @@ export const repositorySchema = z.object({
   handleReleases: z.boolean().optional(),
   handleSnapshots: z.boolean().optional(),
   allowReleaseRedeploy: z.boolean().optional(),
+  trashcanEnabled: z.boolean().optional(),
+  trashcanRetentionDays: z.number().optional(),
 });
 export type Repository = z.infer<typeof repositorySchema>;
 

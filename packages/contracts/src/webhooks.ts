@@ -128,8 +128,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'artifact_lifecycle',
     title: 'Artifact lifecycle',
     criteria: 'repositories',
-    available: false,
-    note: 'Produced once retention lands (issue 21).',
+    available: true,
     event_types: [
       { type: 'archived', title: 'Artifact was archived' },
       { type: 'restored', title: 'Artifact was restored' },

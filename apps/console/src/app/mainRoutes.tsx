@@ -22,7 +22,10 @@ import { adminDistributionRoutes, releaseBundlesRoutes } from '../features/relea
 import { repositoriesRoutes } from '../features/repositories/routes.tsx';
 import { searchRoutes } from '../features/search/routes.tsx';
 import { securityRoutes } from '../features/security/routes.tsx';
+import { storageRoutes } from '../features/storage/routes.tsx';
+import { storagePoliciesRoutes } from '../features/storage-policies/routes.tsx';
 import { adminTeasersRoutes, teasersRoutes } from '../features/teasers/routes.tsx';
+import { trashRoutes } from '../features/trash/routes.tsx';
 import { RouteErrorBoundary } from '../shared/components/RouteErrorBoundary.tsx';
 import { PageLoading, RequireSignIn } from '../shared/session/RequireSignIn.tsx';
 import { SessionProvider } from '../shared/session/SessionProvider.tsx';
@@ -69,6 +72,7 @@ export const mainRoute: RouteObject = {
           children: [
             group('@granary/profile', profileRoutes),
             group('@granary/repositories', repositoriesRoutes),
+            group('@granary/trash', trashRoutes),
             group('@granary/search', searchRoutes),
             group('@granary/security', securityRoutes),
             group('@granary/release-bundles', releaseBundlesRoutes),
@@ -90,6 +94,8 @@ export const mainRoute: RouteObject = {
                 group('@granary/admin-integrations', adminIntegrationsRoutes),
                 group('@granary/admin-distribution', adminDistributionRoutes),
                 group('@granary/admin-sso', adminSsoRoutes),
+                group('@granary/storage-policies', storagePoliciesRoutes),
+                group('@granary/storage', storageRoutes),
               ],
             },
           ],

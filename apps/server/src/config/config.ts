@@ -16,6 +16,7 @@ const SETTINGS = {
   databaseUrl: { env: 'GRANARY_DATABASE_URL', yaml: 'databaseUrl' },
   databaseTimeoutMs: { env: 'GRANARY_DATABASE_TIMEOUT_MS', yaml: 'databaseTimeoutMs' },
   blobstoreUrl: { env: 'GRANARY_BLOBSTORE_URL', yaml: 'blobstoreUrl' },
+  archiveStore: { env: 'GRANARY_ARCHIVE_STORE', yaml: 'archiveStore' },
   adminPassword: { env: 'GRANARY_ADMIN_PASSWORD', yaml: 'adminPassword' },
   baseUrl: { env: 'GRANARY_BASE_URL', yaml: 'baseUrl' },
   nodeUrl: { env: 'GRANARY_NODE_URL', yaml: 'nodeUrl' },
@@ -33,6 +34,8 @@ const SETTINGS = {
   ociGcIntervalSecs: { env: 'GRANARY_OCI_GC_INTERVAL_SECS', yaml: 'ociGcIntervalSecs' },
   ociGcGraceSecs: { env: 'GRANARY_OCI_GC_GRACE_SECS', yaml: 'ociGcGraceSecs' },
   ociUploadExpirySecs: { env: 'GRANARY_OCI_UPLOAD_EXPIRY_SECS', yaml: 'ociUploadExpirySecs' },
+  blobGcIntervalSecs: { env: 'GRANARY_BLOB_GC_INTERVAL_SECS', yaml: 'blobGcIntervalSecs' },
+  blobGcGraceSecs: { env: 'GRANARY_BLOB_GC_GRACE_SECS', yaml: 'blobGcGraceSecs' },
   minUploadRateBytesPerSec: {
     env: 'GRANARY_MIN_UPLOAD_RATE_BYTES_PER_SEC',
     yaml: 'minUploadRateBytesPerSec',
@@ -40,6 +43,7 @@ const SETTINGS = {
   minUploadRateWindowSecs: { env: 'GRANARY_MIN_UPLOAD_RATE_WINDOW_SECS', yaml: 'minUploadRateWindowSecs' },
   maxUploadsPerAddress: { env: 'GRANARY_MAX_UPLOADS_PER_ADDRESS', yaml: 'maxUploadsPerAddress' },
   scrubIntervalSecs: { env: 'GRANARY_SCRUB_INTERVAL_SECS', yaml: 'scrubIntervalSecs' },
+  trashRetentionDays: { env: 'GRANARY_TRASH_RETENTION_DAYS', yaml: 'trashRetentionDays' },
   scrubRateBytesPerSec: { env: 'GRANARY_SCRUB_RATE_BYTES_PER_SEC', yaml: 'scrubRateBytesPerSec' },
   distributionPullRateBytesPerSec: {
     env: 'GRANARY_DISTRIBUTION_PULL_RATE_BYTES_PER_SEC',
@@ -80,6 +84,11 @@ export const configSchema = z.object({
   blobstoreUrl: z
     .string()
     .regex(/^s3:\/\/[^/?]+/, 'expected s3://bucket?endpoint=…&region=…')
+    .optional(),
+  /** Issue 21 archive (cold storage): an absolute filesystem path or `s3://bucket?…` like `blobstoreUrl`. */
+  archiveStore: z
+    .string()
+    .regex(/^(s3:\/\/[^/?]+|\/)/, 'expected an absolute path or s3://bucket?endpoint=…&region=…')
     .optional(),
   adminPassword: z.string().min(1).optional(),
   baseUrl: httpUrl.optional(),
@@ -133,6 +142,9 @@ export const configSchema = z.object({
   ociGcGraceSecs: integer(0, 30 * 24 * 3600).default(3600),
   /** An OCI blob upload idle this long is dropped with its bytes (`oci.uploads-expire`). */
   ociUploadExpirySecs: integer(1, 30 * 24 * 3600).default(24 * 3600),
+  /** Blob garbage collection (issue 21): how often it runs, and how long a blob nothing holds is kept before its bytes go. */
+  blobGcIntervalSecs: integer(10, 7 * 24 * 3600).default(300),
+  blobGcGraceSecs: integer(0, 30 * 24 * 3600).default(3600),
   /**
    * Slow clients (issue 12 §15): a request body arriving slower than this on average over the window
    * is cut (0 turns it off); at most this many uploads at once from one address (0: no cap), beyond → 429.
@@ -140,6 +152,8 @@ export const configSchema = z.object({
   minUploadRateBytesPerSec: integer(0, 2 ** 40).default(1024),
   minUploadRateWindowSecs: integer(1, 3600).default(60),
   maxUploadsPerAddress: integer(0, 1_000_000).default(64),
+  /** The trash can (issue 21): days a deleted file is kept where its repository names no retention of its own. */
+  trashRetentionDays: integer(1, 3650).default(14),
   /** The blob scrub (re-hashes every stored blob to find damage): how often a pass starts, and its read rate. */
   scrubIntervalSecs: integer(60, 365 * 24 * 3600).default(7 * 24 * 3600),
   scrubRateBytesPerSec: integer(1024, 2 ** 40).default(32 * 1024 * 1024),

@@ -104,7 +104,7 @@ export async function collectGarbage(contexts: RepositoryHandle[], opts: GcOptio
       if (report.paths.length < 1000) report.paths.push(`${ctx.repository.key}/${file.path}`);
       if (opts.dryRun) continue;
       try {
-        await ctx.delete(file.path);
+        await ctx.delete(file.path, { permanent: true });
         report.removed += 1;
         removedHere += 1;
       } catch (err) {

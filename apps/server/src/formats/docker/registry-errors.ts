@@ -8,6 +8,8 @@ import { baseUrlOf } from './v2-call.ts';
 function ociCodeOf(status: number, code: string | undefined): { status: number; code: string } {
   if (code && OCI_CODES.has(code)) return { status, code };
   if (code === 'CHECKSUM_MISMATCH') return { status: 400, code: 'DIGEST_INVALID' };
+  // issue 21: over a storage quota, as registries with quotas answer (Harbor: 403 DENIED).
+  if (code === 'QUOTA_EXCEEDED') return { status: 403, code: 'DENIED' };
   const byStatus: Record<number, string> = {
     400: 'UNSUPPORTED',
     401: 'UNAUTHORIZED',

@@ -396,7 +396,7 @@ export async function storeManifest(
     // What the tag's folder holds, in one query: its manifest file and its layer files.
     const held = new Map((await dctx.listFiles(folder)).map((f) => [f.path.slice(folder.length + 1), f]));
     if (held.get(name)?.sha256 === hex) return;
-    if (held.has(other)) await dctx.delete(`${folder}/${other}`);
+    if (held.has(other)) await dctx.delete(`${folder}/${other}`, { permanent: true });
     const wanted = new Map<string, FormatFile>();
     for (const d of parsed.blobs) {
       const h = sha256Hex(d.digest);
@@ -405,7 +405,7 @@ export async function storeManifest(
     }
     for (const [entry, file] of held)
       if (!entry.includes('/') && entry.startsWith('sha256__') && !wanted.has(entry))
-        await dctx.delete(file.path);
+        await dctx.delete(file.path, { permanent: true });
     const size = imageSize(parsed, body);
     const configHex = parsed.config && sha256Hex(parsed.config.digest);
     const pushed = tagEvent(
@@ -428,13 +428,16 @@ export async function storeManifest(
             'docker.size': [String(size)],
             'docker.layers': parsed.blobs.slice(1).map((d) => d.digest),
           },
+          // issue 22: the version's size is the image's (config and layers, as `docker images` counts
+          // it), which the console shows beside the layer count; the manifest's own bytes are no part of it.
           metadata: {
             name: image,
             version: ref,
             description: parsed.isIndex
               ? `${parsed.manifests.length} platform manifests`
-              : `${parsed.blobs.length - 1} layers, ${size} bytes`,
+              : `${parsed.blobs.length - 1} layer${parsed.blobs.length === 2 ? '' : 's'}`,
             leadFile: true,
+            ...(parsed.isIndex ? {} : { size: size - body.length }),
           },
         },
         ...[...wanted]

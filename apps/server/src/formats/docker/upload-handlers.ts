@@ -96,6 +96,8 @@ export async function uploads(call: V2Call) {
       if (session.size === 0 && !session.partial && !start) {
         const spooled = await dctx.spool(spoolPath, body, {
           expected: length !== undefined ? { size: length } : {},
+          // issue 21: the blob GC keeps the first chunk as long as the session may live
+          holdSecs: sessions.holdSecs,
         });
         await sessions.setPartial(session, spooled);
         return;

@@ -52,6 +52,11 @@ export class UploadSessions {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** How long a session's first chunk is held in the blob store (issue 21): its idle expiry and an hour. */
+  get holdSecs(): number {
+    return Math.ceil(this.expiryMs / 1000) + 3600;
+  }
+
   private jsonPath = (uuid: string) => path.join(this.dir, `${uuid}.json`);
   dataPath = (uuid: string) => path.join(this.dir, `${uuid}.data`);
 
@@ -156,6 +161,7 @@ export class UploadSessions {
     await pipeline(bytes, createWriteStream(data, { flags: 'wx' }));
     session.partial = undefined;
     session.size = (await stat(data)).size;
+    await this.spooled.get(session.uuid)?.release();
     this.spooled.delete(session.uuid);
     await this.save(session);
   }
@@ -197,6 +203,11 @@ export class UploadSessions {
 
   async close(session: UploadSession): Promise<void> {
     this.sessions.delete(session.uuid);
+    // issue 21: the first chunk's hold goes; deployed, its artifact holds the bytes, else the GC takes them
+    await this.spooled
+      .get(session.uuid)
+      ?.release()
+      .catch(() => {});
     this.spooled.delete(session.uuid);
     await rm(this.jsonPath(session.uuid), { force: true });
     await rm(this.dataPath(session.uuid), { force: true });

@@ -73,12 +73,14 @@ export async function regenerate(
         const doc = artifact ?? { versions: [], snapshotVersions: [], plugins: [] };
         doc.plugins = [...new Map(plugins.map((p) => [p.prefix, p])).values()];
         await storeDocument(target, gaMetaPath, doc);
-      } else if (opts.prune && (await target.stat(gaMetaPath))) await target.delete(gaMetaPath);
+      } else if (opts.prune && (await target.stat(gaMetaPath)))
+        await target.delete(gaMetaPath, { permanent: true });
       for (const gavPath of gavPaths) {
         const gavMetaPath = `${gavPath}/${METADATA_FILE}`;
         const version = buildSnapshotMetadata(gavPath, files);
         if (version) await storeDocument(target, gavMetaPath, version);
-        else if (opts.prune && (await target.stat(gavMetaPath))) await target.delete(gavMetaPath);
+        else if (opts.prune && (await target.stat(gavMetaPath)))
+          await target.delete(gavMetaPath, { permanent: true });
       }
     }
   });

@@ -225,7 +225,7 @@ export async function publish(ctx: RequestContext, name: string, doc: Record<str
     if (failed) {
       const paths = [tarballPath(name, version), versionRecordPath(name, version)];
       for (const [i, w] of written.entries())
-        if (w.status === 'fulfilled') await target.delete(paths[i]!).catch(() => 0);
+        if (w.status === 'fulfilled') await target.delete(paths[i]!, { permanent: true }).catch(() => 0);
       throw (failed as PromiseRejectedResult).reason;
     }
   });

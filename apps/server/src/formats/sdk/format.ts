@@ -39,6 +39,8 @@ export interface PackageMetadata {
   readme?: string;
   /** The file that stands for the version (the tarball, the jar, the wheel…). */
   leadFile: boolean;
+  /** The version's size when it is more than the lead file's (an image: its config and layers); else the file's. */
+  size?: number;
 }
 
 /** Install snippets for the console's Set Me Up and install commands. */
@@ -55,6 +57,12 @@ export interface SnippetInput {
 export interface InstallCommandInput {
   name: string;
   version?: string | null;
+  /**
+   * Where the package is, for clients that name it in the command (docker: `HOST/{repoKey}/NAME:TAG`):
+   * the server's public base URL as Set Me Up computes it, and the repository the command pulls from.
+   */
+  baseUrl?: string;
+  repoKey?: string;
 }
 
 /** One layer of an image as the console's Layers tab shows it (spec 001 §7 `docker layers`). */
@@ -152,6 +160,15 @@ export interface EventOptions {
   derived?: boolean;
 }
 
+export interface DeleteOptions extends EventOptions {
+  /**
+   * Not to the repository's trash (issue 21): the format's own housekeeping (OCI GC of unreferenced
+   * blobs, a tag's replaced layer links, a failed publish undone). A client's delete or unpublish goes
+   * to the trash (the default) like any other.
+   */
+  permanent?: boolean;
+}
+
 export interface DeployOptions extends EventOptions {
   /** checksums the client announced: a mismatch stores nothing (ConflictError 'CHECKSUM_MISMATCH') */
   expected?: { sha256?: string; sha1?: string; md5?: string; size?: number };
@@ -174,6 +191,11 @@ export interface SpooledBytes {
   readonly size: number;
   /** the bytes again (to append more to them, say) */
   open(): Promise<Readable>;
+  /**
+   * Lets the bytes go (issue 21): until then (or the `holdSecs` given to `spool`) the blob garbage
+   * collection keeps them although no file holds them. Call it once they are deployed or abandoned.
+   */
+  release(): Promise<void>;
 }
 
 /** What an upstream request answers (remote repositories). */
@@ -273,7 +295,7 @@ export interface RepositoryHandle {
   spool(
     path: string,
     source: Readable,
-    opts?: { expected?: DeployOptions['expected'] },
+    opts?: { expected?: DeployOptions['expected']; holdSecs?: number },
   ): Promise<SpooledBytes>;
   /**
    * Stores files whose content is already stored, each the same bytes as a file this handle (or
@@ -300,7 +322,7 @@ export interface RepositoryHandle {
    * Deletes a file or folder (delete permission); the number of files removed. The format's own
    * change: its `afterChange` is not called for it.
    */
-  delete(path: string, opts?: EventOptions): Promise<number>;
+  delete(path: string, opts?: DeleteOptions): Promise<number>;
   /** Replaces a stored file's properties (annotate permission). */
   setProperties(path: string, properties: Record<string, string[]>): Promise<void>;
   /** virtual: handles of the members the acting principal may read, in resolution order (nested virtuals flattened). */

@@ -704,7 +704,12 @@ async function receiveJob(
       const source = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
       let info: { sha1: string; md5: string };
       try {
-        info = await ctx.blobs.put(paced(source, ctx.pullRateBytesPerSec, job.signal), { sha256: sha, size });
+        // issue 21: held for a week (a pull resumes without these bytes); the bundle's files then hold them
+        info = await ctx.blobs.put(
+          paced(source, ctx.pullRateBytesPerSec, job.signal),
+          { sha256: sha, size },
+          { holdReason: 'bundle-pull', holdSecs: 7 * 24 * 3600 },
+        );
       } catch (err) {
         source.destroy();
         const message = (err as Error).message;

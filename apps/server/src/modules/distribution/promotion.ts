@@ -345,12 +345,13 @@ export async function promote(
       const inTx = { ...ctx.repositories, db: tx as unknown as RepositoriesContext['db'] };
       for (const p of previous)
         if (!placements.some((q) => q.repoKey === p.repoKey && q.file.path === p.file.path))
-          await deleteArtifacts(inTx, principal, RepoPath.parse(p.repoKey, p.file.path)).catch(
-            (err: unknown) => {
-              if (!(err instanceof NotFoundError)) throw err;
-              return 0;
-            },
-          );
+          // A move out of the previous environment, not a delete: not to the trash (issue 21).
+          await deleteArtifacts(inTx, principal, RepoPath.parse(p.repoKey, p.file.path), {
+            permanent: true,
+          }).catch((err: unknown) => {
+            if (!(err instanceof NotFoundError)) throw err;
+            return 0;
+          });
       const [inserted] = await tx
         .insert(releaseBundlePromotions)
         .values({

@@ -1,5 +1,16 @@
 import type { PackageMetadata } from '../../formats/sdk/format.ts';
+import { NotFoundError } from '../../platform/errors.ts';
 import type { Executor } from '../../platform/events/index.ts';
+
+/** A file that is not there because it was archived (issue 21): a not-found that formats pass on to the client. */
+export class ExpiredArtifactError extends NotFoundError {}
+
+/** Downloads of a file: how many, the last one (epoch ms, 0: never) and by whom. */
+export interface DownloadStatistics {
+  downloadCount: number;
+  lastDownloaded: number;
+  lastDownloadedBy?: string;
+}
 
 /** A file of a repository, as an extension hears of it. */
 export interface StoredArtifact {
@@ -35,8 +46,15 @@ export interface ArtifactExtension {
    * them (a new file at a stored path is removed, then stored, in one transaction).
    */
   removed?(tx: Executor, repositoryId: string, paths: string[]): Promise<void>;
-  /** A client downloaded the whole file (called on the serving path: must neither wait nor throw). */
-  downloaded?(repositoryId: string, path: string): void;
+  /** A client (`by`: its user name) downloaded the whole file (called on the serving path: must neither wait nor throw). */
+  downloaded?(repositoryId: string, path: string, by?: string): void;
+  /**
+   * A read found nothing at `path` of a local repository: the message the client gets instead of a plain
+   * not-found (issue 21: an archived file's 'Cannot download expired artifact'), or null.
+   */
+  missing?(repositoryId: string, path: string): Promise<string | null>;
+  /** A file's download statistics (Artifactory's `?stats`), null when the extension keeps none. */
+  stats?(repositoryId: string, path: string): Promise<DownloadStatistics | null>;
   /** Before a stored file is served (any client, any format): throws a ForbiddenError to refuse it (a policy blocks it). */
   beforeDownload?(file: { repositoryId: string; path: string; sha256: string }): Promise<void>;
   /**
@@ -71,8 +89,24 @@ export class ArtifactExtensionPoint {
     for (const e of this.extensions) await e.removed?.(tx, repositoryId, paths);
   }
 
-  downloaded(repositoryId: string, path: string): void {
-    for (const e of this.extensions) e.downloaded?.(repositoryId, path);
+  downloaded(repositoryId: string, path: string, by?: string): void {
+    for (const e of this.extensions) e.downloaded?.(repositoryId, path, by);
+  }
+
+  async missing(repositoryId: string, path: string): Promise<string | null> {
+    for (const e of this.extensions) {
+      const message = await e.missing?.(repositoryId, path);
+      if (message) throw new ExpiredArtifactError(message);
+    }
+    return null;
+  }
+
+  async stats(repositoryId: string, path: string): Promise<DownloadStatistics> {
+    for (const e of this.extensions) {
+      const found = await e.stats?.(repositoryId, path);
+      if (found) return found;
+    }
+    return { downloadCount: 0, lastDownloaded: 0 };
   }
 
   async beforeDownload(file: { repositoryId: string; path: string; sha256: string }): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FormatEvent, PackageMetadata } from '../../formats/sdk/format.ts';
-import { ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
+import { type BlobHold, ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
 import {
   ConflictError,
   DomainError,
@@ -39,9 +39,11 @@ import {
 import { extractFor, notifyRemoved, notifyStored } from './indexing.ts';
 import { isInternalPath, reservedPath } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
+import { enforceQuota, logQuotaWarnings, type QuotaWarning } from './quota.service.ts';
 import { isStale } from './remote.service.ts';
 import type { RepoPath } from './repo-path.ts';
 import { cacheBaseKey, findRepository, type RepoConfig } from './repositories.service.ts';
+import { moveToTrash } from './trash.service.ts';
 
 export type Properties = Record<string, string[]>;
 
@@ -170,6 +172,8 @@ export async function deployArtifact(
   if (!existing) await refuseConflicts(ctx, repo, [path.path]);
 
   let blob: { sha256: string; sha1: string; md5: string; size: number };
+  /** issue 21: the blob store's hold on the bytes put, released once the row holds them */
+  let hold: BlobHold | undefined;
   if (input.stored) {
     source.resume();
     const { sha256, size } = input.expected;
@@ -203,7 +207,9 @@ export async function deployArtifact(
         ? { ...input.expected, sha256: existing.sha256, size: existing.size }
         : input.expected;
     try {
-      blob = await ctx.blobs.put(source, expected);
+      const put = await ctx.blobs.put(source, expected);
+      blob = put;
+      hold = put.hold;
     } catch (err) {
       if (err instanceof ChecksumMismatchError) {
         if (existing && !mayReplace) await refuseReplacing();
@@ -218,7 +224,10 @@ export async function deployArtifact(
     }
   }
   const same = unchanged(existing, blob.sha256);
-  if (same) return { repo, artifact: same, created: false };
+  if (same) {
+    await hold?.release();
+    return { repo, artifact: same, created: false };
+  }
   if (existing && !mayReplace) await refuseReplacing();
   const by = actorName(principal);
   // issue 14 §Events: a deploy to a virtual repository lands in its default deployment repository;
@@ -226,6 +235,7 @@ export async function deployArtifact(
   const via = target.repo !== repo ? target.repo.key : input.via;
   const extra = formatEvents(input.events, repo.key, { by, via });
   const meta = input.metadata !== undefined ? input.metadata : await extractFor(ctx, repo, path.path, blob);
+  let quotaWarnings: QuotaWarning[] = [];
   const outcome = await changeArtifacts(ctx.db, async (tx) => {
     if (input.noOverwrite) {
       // A concurrent deploy got there first: the same content is its twin's success, other content a conflict.
@@ -238,6 +248,8 @@ export async function deployArtifact(
           'ALREADY_EXISTS',
         );
     }
+    // issue 21: over a quota the row is never written; the stored blob is left unreferenced for the GC.
+    quotaWarnings = await enforceQuota(tx, repo, blob.size - (existing?.size ?? 0));
     if (existing) await notifyRemoved(ctx, tx, repo.id, [path.path]);
     await notifyStored(ctx, tx, repo, path.path, blob, meta);
     const row = await upsertArtifact(tx, {
@@ -267,6 +279,8 @@ export async function deployArtifact(
     );
     return { row, changed: true };
   });
+  logQuotaWarnings(ctx, quotaWarnings);
+  await hold?.release();
   return { repo, artifact: outcome.row, created: !existing && outcome.changed };
 }
 
@@ -368,8 +382,14 @@ export async function linkArtifacts(
       item.metadata !== undefined ? item.metadata : await extractFor(ctx, repo, item.path.path, item.stored),
     );
   const stored = new Map<string, ArtifactRow>();
+  let quotaWarnings: QuotaWarning[] = [];
   if (changed.length > 0)
     await changeArtifacts(ctx.db, async (tx) => {
+      quotaWarnings = await enforceQuota(
+        tx,
+        repo,
+        changed.reduce((sum, i) => sum + i.stored.size - (existing.get(i.path.path)?.size ?? 0), 0),
+      );
       const replaced = changed.filter((i) => existing.has(i.path.path)).map((i) => i.path.path);
       if (replaced.length > 0) await notifyRemoved(ctx, tx, repo.id, replaced);
       for (const { path, stored: blob, properties } of changed) {
@@ -402,6 +422,7 @@ export async function linkArtifacts(
         ...extra,
       );
     });
+  logQuotaWarnings(ctx, quotaWarnings);
   return {
     repo,
     artifacts: items.map((i) => stored.get(i.path.path) ?? existing.get(i.path.path)!),
@@ -586,6 +607,8 @@ async function resolveIn(
     if ('artifact' in fetched) return { kind: 'file', repo, key, artifact: fetched.artifact };
     return { kind: 'stream', repo, key, ...fetched };
   }
+  // issue 21: an archived file answers with the archive's message, not a plain not-found
+  if (repo.rclass === 'local' && !path.folderHint) await ctx.artifactExtensions.missing(repo.id, path.path);
   return null;
 }
 
@@ -599,7 +622,14 @@ export async function deleteArtifacts(
    * `via`: the virtual repository the format's handle came through; `events`: the format's own, published
    * when something was deleted.
    */
-  opts: { byFormat?: boolean; via?: string; events?: readonly FormatEvent[]; derived?: boolean } = {},
+  opts: {
+    byFormat?: boolean;
+    via?: string;
+    events?: readonly FormatEvent[];
+    derived?: boolean;
+    /** issue 21: not to the trash (a format's own housekeeping: OCI GC, a failed publish undone). */
+    permanent?: boolean;
+  } = {},
 ): Promise<number> {
   const target = await resolveTarget(ctx, path.repoKey, principal);
   const repo = target.repo;
@@ -609,6 +639,15 @@ export async function deleteArtifacts(
   const extra = formatEvents(opts.events, repo.key, { by, via: opts.via });
   const deleted = await changeArtifacts(ctx.db, async (tx) => {
     const rows = await deleteArtifactsAt(tx, repo.id, path.path);
+    // issue 21: what a user deleted (what is announced) goes to the repository's trash, in this transaction.
+    if (!opts.permanent && !target.cache)
+      await moveToTrash(
+        ctx,
+        tx,
+        repo,
+        rows.filter((r) => announced(ctx, repo, r.path, opts.derived)),
+        principal,
+      );
     await notifyRemoved(
       ctx,
       tx,

@@ -13,6 +13,7 @@ import type { Authorizer } from '../access/index.ts';
 import type { ArtifactExtensionPoint } from './artifact-extensions.ts';
 import type { RemoteFetcher } from './remote.service.ts';
 import type { RepoConfig } from './repositories.service.ts';
+import type { StorageUsageSources } from './storage-usage.service.ts';
 
 /** What the repositories services share. */
 export interface RepositoriesContext {
@@ -43,8 +44,12 @@ export interface RepositoriesContext {
    * the format's own handle (`PackageFormat.afterChange`, format-context.ts): never fails the caller.
    */
   afterFormatChange(repo: RepoConfig, change: PathsChange): Promise<void>;
+  /** The trash can (issue 21): the server's default retention and the clock expiries are computed on. */
+  trash: { defaultRetentionDays: number; now: () => number };
   /** The advisory database's answers for formats (set by the scanning module, issue 16). */
   advisories?: FormatAdvisories;
+  /** What the storage summary counts beyond artifacts (issue 21): trash, archive, reclaimable; owners set theirs at boot. */
+  storageUsage?: StorageUsageSources;
 }
 
 /**

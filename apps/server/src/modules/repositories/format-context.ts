@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {
+  DeleteOptions,
   DeployOptions,
   EventOptions,
   FormatFile,
@@ -12,7 +13,7 @@ import type {
   SpooledBytes,
   UpstreamResponse,
 } from '../../formats/sdk/format.ts';
-import { type BlobInfo, ChecksumMismatchError } from '../../platform/blobs/index.ts';
+import { type BlobHold, type BlobInfo, ChecksumMismatchError } from '../../platform/blobs/index.ts';
 import {
   ConflictError,
   InvalidError,
@@ -25,6 +26,7 @@ import { publicBaseUrl } from '../../platform/http/base-url.ts';
 import { OutboundProxyError } from '../../platform/outbound/index.ts';
 import { openFor } from '../../platform/secrets/index.ts';
 import { readBounded } from '../../platform/streams/read-bounded.ts';
+import { ExpiredArtifactError } from './artifact-extensions.ts';
 import {
   type ArtifactRow,
   artifactsGeneration,
@@ -208,7 +210,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
       }
       return null;
     } catch (err) {
-      if (err instanceof NotFoundError) return null;
+      if (err instanceof NotFoundError && !(err instanceof ExpiredArtifactError)) return null;
       throw err;
     }
   }
@@ -250,13 +252,16 @@ class CoreRepositoryHandle implements RepositoryHandle {
   async spool(
     path: string,
     source: Readable,
-    opts: { expected?: DeployOptions['expected'] } = {},
+    opts: { expected?: DeployOptions['expected']; holdSecs?: number } = {},
   ): Promise<SpooledBytes> {
     const p = this.parse(path);
     await authorize(this.ctx, this.actor, 'write', this.repo, p.path);
-    let info: BlobInfo;
+    let info: BlobInfo & { hold?: BlobHold };
     try {
-      info = await this.ctx.blobs.put(source, opts.expected ?? {});
+      info = await this.ctx.blobs.put(source, opts.expected ?? {}, {
+        holdReason: 'spool',
+        holdSecs: opts.holdSecs,
+      });
     } catch (err) {
       if (err instanceof ChecksumMismatchError)
         throw new ConflictError(
@@ -270,6 +275,9 @@ class CoreRepositoryHandle implements RepositoryHandle {
       sha256: info.sha256,
       size: info.size,
       open: async () => Readable.from(await blobs.get(info.sha256)),
+      release: async () => {
+        await info.hold?.release();
+      },
     };
     spooledBlobs.set(spooled, info);
     return spooled;
@@ -306,12 +314,13 @@ class CoreRepositoryHandle implements RepositoryHandle {
   }
 
   /** The format's own change: no `afterChange` back to it. */
-  delete(path: string, opts: EventOptions = {}): Promise<number> {
+  delete(path: string, opts: DeleteOptions = {}): Promise<number> {
     return deleteArtifacts(this.ctx, this.actor, this.parse(path), {
       byFormat: true,
       via: this.via,
       events: opts.events,
       derived: opts.derived,
+      permanent: opts.permanent,
     });
   }
 

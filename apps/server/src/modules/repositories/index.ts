@@ -12,6 +12,7 @@ import { registerArtifactRoutes } from './artifacts.routes.ts';
 import { registerBlobScrub } from './blob-scrub.ts';
 import type { RepositoriesContext } from './context.ts';
 import { createRequestContext, createSystemHandle, notifyFormatOfChange } from './format-context.ts';
+import { quotaRoutes } from './quota.routes.ts';
 import { RemoteFetcher } from './remote.service.ts';
 import { repositoryRoutes } from './repositories.routes.ts';
 import {
@@ -22,6 +23,9 @@ import {
 } from './repositories.service.ts';
 import { registerRepositoryMetrics } from './repository-metrics.ts';
 import { storageRoutes } from './storage.routes.ts';
+import { defaultStorageUsage, registerUsageSnapshots } from './storage-usage.service.ts';
+import { trashRoutes } from './trash.routes.ts';
+import { registerTrashExpiry } from './trash.service.ts';
 import { uiRoutes } from './ui.routes.ts';
 
 export type { RepositoriesContext } from './context.ts';
@@ -63,13 +67,20 @@ export async function registerRepositories(
       ociUploadExpirySecs: platform.config.ociUploadExpirySecs,
     },
     afterFormatChange: (repo, change) => notifyFormatOfChange(ctx, repo, change),
+    trash: { defaultRetentionDays: platform.config.trashRetentionDays, now: platform.now },
   };
   app.decorate('repositories', ctx);
   await app.register(repositoryRoutes(ctx));
-  await app.register(storageRoutes(ctx));
+  await app.register(storageRoutes(ctx, platform.now));
+  // issue 21: quotas, the storage summary's sources and the daily usage snapshot.
+  ctx.storageUsage = defaultStorageUsage();
+  await app.register(quotaRoutes(ctx));
+  registerUsageSnapshots(platform.jobs, ctx.db, platform.now);
   registerRepositoryMetrics(platform.metrics, ctx.db, platform.now);
   await app.register(uiRoutes(ctx));
   await app.register(archiveRoutes(ctx));
+  await app.register(trashRoutes(ctx));
+  registerTrashExpiry(platform);
   await registerArtifactRoutes(app, ctx);
   registerBlobScrub(platform);
   // Support bundles (issue 15): repository settings (secret fields are redacted there) and storage use.

@@ -361,6 +361,7 @@ export class RemoteFetcher {
       throw err;
     } finally {
       client?.end();
+      await blob.hold?.release().catch(() => {}); // issue 21: the cached file's row holds the bytes now
     }
   }
 
@@ -426,7 +427,11 @@ export class RemoteFetcher {
       throw new UpstreamError(`The upstream of '${repo.key}' answered '${path}' with ${why}: not cached`);
     }
     this.misses.delete(`${repo.id}\u0000${path}`);
-    return this.store(repo, path, blob, via);
+    try {
+      return await this.store(repo, path, blob, via);
+    } finally {
+      await blob.hold?.release().catch(() => {}); // issue 21: the cached file's row holds the bytes now
+    }
   }
 
   /** The format's rule for what the upstream's answer at `path` must be (`false`: never asked). */

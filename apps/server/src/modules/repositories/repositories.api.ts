@@ -12,6 +12,9 @@ import { listRepositoryHeadRows } from './repositories.queries.ts';
 import type { RepositoryClass } from './repositories.service.ts';
 
 export type { ArtifactExtension, ArtifactExtensionPoint, StoredArtifact } from './artifact-extensions.ts';
+export { ExpiredArtifactError } from './artifact-extensions.ts';
+/** Issue 21 archive: files leave `artifacts` for the archive's table (not the trash). */
+export { takeOutArtifacts } from './artifact-takeout.ts';
 export {
   type ArtifactRow,
   filesOfVersion,
@@ -39,6 +42,7 @@ export {
 } from './repositories.service.ts';
 export { ensureSystemRepository } from './system-repositories.ts';
 export { type FileTransfer, type TransferOutcome, transferFiles } from './transfer-files.ts';
+export { trashPolicy, trashUsage } from './trash.service.ts';
 
 /** A repository as lists of other modules see it: no settings but a virtual one's member keys. */
 export interface RepositoryHead {

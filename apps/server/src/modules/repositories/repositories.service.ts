@@ -53,6 +53,11 @@ export interface VirtualSettings {
   /** A remote member may answer for a path a local member holds (off: dependency-confusion protection). */
   allowRemoteOverride?: boolean;
 }
+export interface TrashSettings {
+  enabled: boolean;
+  /** null: the server's default (`GRANARY_TRASH_RETENTION_DAYS`). */
+  retentionDays: number | null;
+}
 export interface MavenSettings {
   handleReleases: boolean;
   handleSnapshots: boolean;
@@ -74,6 +79,8 @@ export interface RepoConfig {
   remote?: RemoteSettings;
   virtual?: VirtualSettings;
   maven?: MavenSettings;
+  /** local: the trash can (issue 21); absent: on, with the server's retention. */
+  trash?: TrashSettings;
   password?: string;
   createdAt: Date;
 }
@@ -104,6 +111,7 @@ export function toRepoConfig(row: RepositoryRow): RepoConfig {
     remote?: RemoteSettings;
     virtual?: VirtualSettings;
     maven?: MavenSettings;
+    trash?: TrashSettings;
   };
   return {
     id: row.id,
@@ -118,6 +126,7 @@ export function toRepoConfig(row: RepositoryRow): RepoConfig {
     remote: s.remote,
     virtual: s.virtual,
     maven: s.maven,
+    trash: s.trash,
     password: row.remotePassword ?? undefined,
     createdAt: row.createdAt,
   };
@@ -160,6 +169,12 @@ export function toRepository(repo: RepoConfig): Repository {
           handleReleases: maven.handleReleases,
           handleSnapshots: maven.handleSnapshots,
           allowReleaseRedeploy: maven.allowReleaseRedeploy ?? false,
+        }
+      : {}),
+    ...(repo.rclass === 'local'
+      ? {
+          trashcanEnabled: repo.trash?.enabled ?? true,
+          ...(repo.trash?.retentionDays ? { trashcanRetentionDays: repo.trash.retentionDays } : {}),
         }
       : {}),
   };
@@ -397,6 +412,7 @@ async function buildConfig(
   if (rclass !== 'remote') refuseFields(body, REMOTE_FIELDS, 'remote');
   if (rclass !== 'virtual') refuseFields(body, VIRTUAL_FIELDS, 'virtual');
   if (!isMavenLike(packageType)) refuseFields(body, MAVEN_FIELDS, 'maven');
+  if (rclass !== 'local') refuseFields(body, ['trashcanEnabled', 'trashcanRetentionDays'], 'local');
 
   const config: Omit<RepoConfig, 'id' | 'createdAt'> = {
     key: existing?.key ?? key,
@@ -446,6 +462,14 @@ async function buildConfig(
       allowReleaseRedeploy: body.allowReleaseRedeploy ?? existing?.maven?.allowReleaseRedeploy ?? false,
     };
   }
+  if (rclass === 'local')
+    config.trash = {
+      enabled: body.trashcanEnabled ?? existing?.trash?.enabled ?? true,
+      retentionDays:
+        body.trashcanRetentionDays !== undefined
+          ? body.trashcanRetentionDays
+          : (existing?.trash?.retentionDays ?? null),
+    };
   return config;
 }
 
@@ -463,6 +487,7 @@ function toRow(config: Omit<RepoConfig, 'id' | 'createdAt'>) {
       ...(config.remote ? { remote: config.remote } : {}),
       ...(config.virtual ? { virtual: config.virtual } : {}),
       ...(config.maven ? { maven: config.maven } : {}),
+      ...(config.trash ? { trash: config.trash } : {}),
     },
     remotePassword: config.password ?? null,
   };

@@ -156,7 +156,8 @@ async function sendVerified(
     reply.header('content-length', String(size));
     return reply.code(200).send();
   }
-  if (!range || range.start === 0) store.artifactExtensions?.downloaded(artifact.repositoryId, artifact.path);
+  if (!range || range.start === 0)
+    store.artifactExtensions?.downloaded(artifact.repositoryId, artifact.path, request.principal?.name);
   // Small, often-read files come from memory: no file or S3 read per request (verified when loaded).
   const cached = await store.blobCache?.read(artifact.sha256, size);
   if (cached) {

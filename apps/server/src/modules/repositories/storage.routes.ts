@@ -1,15 +1,18 @@
 import type { FastifyPluginAsyncZod } from '@fastify/type-provider-zod';
 import {
   copyMoveAnswerSchema,
+  downloadStatsSchema,
   type StorageInfo,
+  storageHistorySchema,
   storageInfoSchema,
   storagePropertiesSchema,
+  storageSummarySchema,
 } from '@granary/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { InvalidError, NotFoundError } from '../../platform/errors.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
-import { binariesUsage, listChildren, usageByRepository } from './artifacts.queries.ts';
+import { listChildren } from './artifacts.queries.ts';
 import {
   changeProperties,
   copyOrMove,
@@ -22,6 +25,7 @@ import type { RepositoriesContext } from './context.ts';
 import { visibleChild } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
 import { RepoPath } from './repo-path.ts';
+import { storageHistory, storageSummary } from './storage-usage.service.ts';
 
 const tags = ['storage'];
 const params = z.object({ key: z.string().min(1).max(200), '*': z.string().optional() });
@@ -31,7 +35,7 @@ const config = { access: 'public' as const };
 const pathOf = (p: { key: string; '*'?: string }) => RepoPath.parse(p.key, p['*'] ?? '');
 
 /** Artifactory's `/api/storage`, `/api/copy`, `/api/move`, and the console's storage summary. */
-export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
+export function storageRoutes(ctx: RepositoriesContext, now: () => number = Date.now): FastifyPluginAsyncZod {
   return async (app) => {
     const base = (request: FastifyRequest) => publicBaseUrl(request, ctx.baseUrl);
 
@@ -52,6 +56,12 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
         );
         if (Object.keys(properties).length === 0) throw new NotFoundError('No properties');
         return { properties, uri };
+      }
+      // Artifactory's `?stats` (issue 21: download statistics, kept by the retention module)
+      if ((request.query as Record<string, unknown>).stats !== undefined) {
+        if (!found.artifact) throw new NotFoundError('Folders have no download statistics');
+        const stats = await ctx.artifactExtensions.stats(found.artifact.repositoryId, found.artifact.path);
+        return { uri, ...stats, remoteDownloadCount: 0, remoteLastDownloaded: 0 };
       }
       if (found.artifact) {
         const a = found.artifact;
@@ -90,11 +100,11 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
     };
     const getSchema = {
       tags,
-      summary: 'File or folder information, or its properties (?properties)',
+      summary: 'File or folder information, its properties (?properties) or download statistics (?stats)',
       params,
       querystring: storageQuery,
       response: {
-        200: z.union([storageInfoSchema, storagePropertiesSchema]),
+        200: z.union([storageInfoSchema, storagePropertiesSchema, downloadStatsSchema]),
       },
     };
     app.get('/api/storage/:key', { config, schema: getSchema }, info);
@@ -180,34 +190,27 @@ export function storageRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
       '/ui/api/v1/ui/storagesummary',
       {
         config: { access: 'admin' },
-        schema: { tags, summary: 'Storage per repository, binaries and deduplication' },
+        schema: {
+          tags,
+          summary:
+            'Storage per repository, project and package type; deduplication; trash, archive and reclaimable bytes',
+          response: { 200: storageSummarySchema },
+        },
       },
-      async () => {
-        const repositories = await usageByRepository(ctx.db);
-        const binaries = await binariesUsage(ctx.db);
-        const artifactsSize = repositories.reduce((s, r) => s + r.usedSpace, 0);
-        const artifactsCount = repositories.reduce((s, r) => s + r.filesCount, 0);
-        return {
-          binariesSummary: {
-            binariesCount: binaries.count,
-            binariesSize: binaries.size,
-            artifactsCount,
-            artifactsSize,
-            /** Bytes saved because one blob serves every path with the same content. */
-            deduplicationSaving: artifactsSize - binaries.size,
-            optimization:
-              artifactsSize === 0 ? '0%' : `${Math.round((binaries.size / artifactsSize) * 100)}%`,
-          },
-          repositoriesSummaryList: repositories.map((r) => ({
-            repoKey: r.key,
-            repoType: r.rclass.toUpperCase(),
-            packageType: r.packageType,
-            filesCount: r.filesCount,
-            usedSpace: r.usedSpace,
-            percentage: artifactsSize === 0 ? 0 : Math.round((r.usedSpace / artifactsSize) * 10000) / 100,
-          })),
-        };
+      async () => storageSummary(ctx, ctx.storageUsage ?? {}),
+    );
+    app.get(
+      '/ui/api/v1/ui/storagesummary/history',
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags,
+          summary: 'Daily storage use per repository over the last days (?days=1..366, default 30)',
+          querystring: z.object({ days: z.coerce.number().int().min(1).max(366).default(30) }),
+          response: { 200: storageHistorySchema },
+        },
       },
+      async (request) => storageHistory(ctx, request.query.days, now()),
     );
   };
 }

@@ -9,10 +9,14 @@ import { listFeatureFlags, setFeatureFlags } from './system.queries.ts';
 
 /** Feature flags: the defaults of the contracts, overridden by the rows of `feature_flags`. */
 export class FeatureFlags {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Defaults this server changes (the archive store turns `coldStorage` on). */
+    private readonly defaults: Partial<FeaturesConfig> = {},
+  ) {}
 
   async get(): Promise<FeaturesConfig> {
-    const out: FeaturesConfig = { ...FEATURE_FLAG_DEFAULTS };
+    const out: FeaturesConfig = { ...FEATURE_FLAG_DEFAULTS, ...this.defaults };
     for (const row of await listFeatureFlags(this.db))
       if (Object.hasOwn(FEATURE_FLAG_DEFAULTS, row.name)) out[row.name as FeatureFlag] = row.enabled;
     return out;

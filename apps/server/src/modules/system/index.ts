@@ -71,7 +71,8 @@ export async function registerSystem(
   const services: SystemServices = {
     general: new GeneralSettings(database.db, blobs, config.flavour),
     login: new LoginConfigSettings(database.db),
-    features: new FeatureFlags(database.db),
+    // issue 21: the Archive (cold storage) is on by default when an archive store is configured
+    features: new FeatureFlags(database.db, { coldStorage: !!config.archiveStore }),
     license: new LicenseService(database.db, { mode: config.license, publicKeys: config.licensePublicKeys }),
     nodes: new NodeRegistry(
       database.db,

@@ -225,6 +225,7 @@ export class ServiceHealth {
             if (stat?.size !== content.length) throw new Error('the probe blob did not read back');
           } finally {
             await this.deps.blobs.delete(info.sha256);
+            await info.hold?.release(); // issue 21: its row then goes with the next blob GC
           }
         })(),
         PROBE_TIMEOUT_MS,

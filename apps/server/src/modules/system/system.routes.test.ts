@@ -408,6 +408,8 @@ describe(`system: console start-up calls (${testEngine})`, () => {
         'GET /api/system/jobs/queues/:name/dead',
         'POST /api/system/jobs/queues/:name/dead/:id/retry',
         'GET /api/system/storage/scrub',
+        // issue 21 blob garbage collection (modules/storage/gc; Artifactory's path)
+        'POST /api/system/storage/gc',
         // issue 15 support bundles (Artifactory's public twins)
         'POST /api/system/support/bundle',
         'GET /api/system/support/bundles',

@@ -4,7 +4,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { blobRelativePath, checkRange } from './blob-path.ts';
 import { BlobNotFoundError } from './errors.ts';
 import { hasErrorCode, type TempArea } from './temp-area.ts';
-import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums } from './types.ts';
+import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums, PutOptions } from './types.ts';
 
 /** Large chunks serve big files markedly faster; a read never allocates more than the bytes left. */
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -57,9 +57,11 @@ export class FilesystemBlobStore implements BlobStore {
   async put(
     source: NodeJS.ReadableStream | AsyncIterable<Uint8Array>,
     expected?: ExpectedChecksums,
+    opts?: PutOptions,
   ): Promise<BlobInfo & { created: boolean }> {
     const { tempPath, info } = await this.temp.spool(source, expected);
     try {
+      await opts?.beforeStore?.(info);
       const target = this.pathOf(info.sha256);
       const existing = await stat(target).catch((error: unknown) => {
         if (hasErrorCode(error, 'ENOENT')) return null;

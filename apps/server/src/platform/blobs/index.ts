@@ -23,9 +23,18 @@ export {
   ChecksumMismatchError,
 } from './errors.ts';
 export { PUMP_CHUNK_BYTES, type PumpResult, pumpFile } from './file-pump.ts';
+export {
+  countedBlobStore,
+  HOLD_TTL_SECS,
+  HOLDERS,
+  JSON_HOLDERS,
+  registerBlobHolder,
+  releaseBlobHold,
+  takeBlobHold,
+} from './references.ts';
 export { SCRUB_JOB_NAME, type ScrubReport, type ScrubTarget, scrubBlobs } from './scrub.ts';
 export { type StorageCheck, StorageHealth } from './storage-health.ts';
-export type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums } from './types.ts';
+export type { BlobHold, BlobInfo, BlobStore, ByteRange, ExpectedChecksums, PutOptions } from './types.ts';
 export { BlobVerifier, verifiedChunks } from './verify.ts';
 
 /**

@@ -16,7 +16,7 @@ import { blobRelativePath, checkRange } from './blob-path.ts';
 import type { S3Location } from './blob-store-url.ts';
 import { BlobNotFoundError } from './errors.ts';
 import type { TempArea } from './temp-area.ts';
-import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums } from './types.ts';
+import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums, PutOptions } from './types.ts';
 
 const MIB = 1024 * 1024;
 /**
@@ -122,10 +122,12 @@ export class S3BlobStore implements BlobStore {
   async put(
     source: NodeJS.ReadableStream | AsyncIterable<Uint8Array>,
     expected?: ExpectedChecksums,
+    opts?: PutOptions,
   ): Promise<BlobInfo & { created: boolean }> {
     // Spool first: the key is the sha256, known only once every byte has been read.
     const { tempPath, info } = await this.temp.spool(source, expected);
     try {
+      await opts?.beforeStore?.(info);
       const existing = await this.stat(info.sha256);
       if (existing && existing.size === info.size) return { ...info, created: false };
       const partSize = Math.max(MIN_PART_BYTES, Math.ceil(info.size / MAX_PARTS));

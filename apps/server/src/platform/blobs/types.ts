@@ -16,6 +16,25 @@ export interface ExpectedChecksums {
   size?: number;
 }
 
+/** Options of `BlobStore.put` (issue 21: reference counting, see references.ts). */
+export interface PutOptions {
+  /**
+   * Called once the content is hashed, before the store looks for an existing copy: the counted store
+   * takes its hold here, so a garbage collection can never delete the copy a dedup finds.
+   */
+  beforeStore?(info: BlobInfo): Promise<void>;
+  /** how long the counted store's hold lasts unless released (default references.ts HOLD_TTL_SECS) */
+  holdSecs?: number;
+  /** what the hold is for, shown in `blob_holds.reason` */
+  holdReason?: string;
+}
+
+/** A claim on a blob's bytes (a `blob_holds` row) until released or lapsed. */
+export interface BlobHold {
+  readonly id: string;
+  release(): Promise<void>;
+}
+
 /** Inclusive byte range, like HTTP `Range: bytes=start-end`. */
 export interface ByteRange {
   start: number;
@@ -36,7 +55,8 @@ export interface BlobStore {
   put(
     source: NodeJS.ReadableStream | AsyncIterable<Uint8Array>,
     expected?: ExpectedChecksums,
-  ): Promise<BlobInfo & { created: boolean }>;
+    opts?: PutOptions,
+  ): Promise<BlobInfo & { created: boolean; hold?: BlobHold }>;
   /** null when absent */
   stat(sha256: string): Promise<{ size: number } | null>;
   /**

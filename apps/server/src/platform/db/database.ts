@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -115,7 +116,8 @@ export async function bootPglite(dataDir?: string): Promise<PGlite> {
     // so a first start creates it in a short-lived child process and then opens it here.
     if (!existsSync(path.join(dataDir, 'PG_VERSION'))) initPgliteDataDir(dataDir);
   }
-  return PGlite.create(dataDir, { postgresqlconf: PGLITE_CONF });
+  // pg_trgm: the packages' name search anywhere in the name (migration 0028, packages.schema.ts).
+  return PGlite.create(dataDir, { postgresqlconf: PGLITE_CONF, extensions: { pg_trgm } });
 }
 
 function initPgliteDataDir(dataDir: string): void {

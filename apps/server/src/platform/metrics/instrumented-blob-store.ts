@@ -20,7 +20,7 @@ export function instrumentBlobStore(store: BlobStore, metrics: Metrics): BlobSto
   };
   const instrumented: BlobStore = {
     kind: store.kind,
-    put: (source, expected) => timed('put', () => store.put(source, expected)),
+    put: (source, expected, opts) => timed('put', () => store.put(source, expected, opts)),
     stat: (sha256) => timed('stat', () => store.stat(sha256)),
     get: (sha256, range) => timed('get', () => store.get(sha256, range)),
     delete: (sha256) => timed('delete', () => store.delete(sha256)),

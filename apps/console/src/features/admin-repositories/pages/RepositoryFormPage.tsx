@@ -35,6 +35,7 @@ import {
   useSaveRepositoryMutation,
 } from '../queries.ts';
 import './NewRepository.css';
+import { RepositoryQuotaCard } from '../../storage/components/RepositoryQuotaCard.tsx';
 
 type RClass = 'local' | 'remote' | 'virtual';
 const RCLASSES: readonly string[] = ['local', 'remote', 'virtual'];
@@ -392,6 +393,7 @@ function RepositoryEditor({
           </Space>
         </Form>
       </Card>
+      {!isNew && rclass === 'local' && <RepositoryQuotaCard repoKey={repository.key} />}
     </AdminPage>
   );
 }

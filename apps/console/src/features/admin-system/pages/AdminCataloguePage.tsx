@@ -1,13 +1,17 @@
-import { Card, Col, Empty, Input, Row, Tooltip, Typography } from 'antd';
+import { Card, Col, Empty, Input, Row, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { Link } from 'react-router';
+import './AdminCataloguePage.css';
 import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { isItemVisible, type MenuItemRule, type ShellContext } from '../../../shared/session/shellContext.ts';
+
+/** issue 22: what a disabled entry says first, about the product (what the user can do), not our process. */
+export const NOT_AVAILABLE = 'Not available on this instance';
 
 export interface CatalogueItem extends MenuItemRule {
   label: string;
   to: string;
-  /** Why the item cannot be opened (shown as a tooltip), or null when it can. */
+  /** Why the item cannot be opened (shown beside it, after NOT_AVAILABLE), or null when it can. */
   disabledReason?: (ctx: ShellContext) => string | null;
 }
 
@@ -18,6 +22,8 @@ export const ADMIN_CATALOGUE: { group: string; items: CatalogueItem[] }[] = [
     items: [
       { label: 'Repositories', to: '/admin/repositories', licenseNeeded: true },
       { label: 'New Remote Repository', to: '/admin/repositories/remote/new', hiddenOnLightweight: true },
+      { label: 'Cleanup Policies', to: '/admin/repositories/cleanup-policies' },
+      { label: 'Storage', to: '/admin/storage' },
     ],
   },
   {
@@ -94,7 +100,7 @@ export function highlight(text: string, term: string): ReactNode {
   );
 }
 
-/** spec 000 §2 /admin/artifactory/list: grouped cards with search highlight; hidden items dropped, disabled ones unlinked with a tooltip. */
+/** spec 000 §2 /admin/artifactory/list: grouped cards with search highlight; hidden items dropped, disabled ones unlinked with their reason beside them. */
 export function AdminCataloguePage() {
   const session = useSession();
   const [term, setTerm] = useState('');
@@ -129,11 +135,13 @@ export function AdminCataloguePage() {
                   return (
                     <li key={item.to}>
                       {reason ? (
-                        <Tooltip title={reason}>
-                          <span className="admin-catalogue-disabled" aria-disabled="true">
-                            {highlight(item.label, term)}
+                        // issue 22: the reason sits beside the entry (a tooltip above it covered the link above).
+                        <span className="admin-catalogue-disabled">
+                          <span aria-disabled="true">{highlight(item.label, term)}</span>
+                          <span className="admin-catalogue-reason">
+                            {NOT_AVAILABLE}: {reason}
                           </span>
-                        </Tooltip>
+                        </span>
                       ) : (
                         <Link to={item.to}>{highlight(item.label, term)}</Link>
                       )}

@@ -300,9 +300,9 @@ describe('webhook form (spec 001 §5 validation)', () => {
   it('issue 14: a domain that has no producer yet is shown disabled with its note', async () => {
     renderApp('/admin/configuration/webhooks/new');
     fireEvent.mouseDown(await screen.findByRole('combobox', { name: 'Event domain' }));
-    const option = (await screen.findByTitle('Produced once retention lands (issue 21).')).closest(
-      '.ant-select-item',
-    );
+    const option = (
+      await screen.findAllByTitle('Produced once release bundles land (issue 19).')
+    )[0]!.closest('.ant-select-item');
     expect(option?.className).toContain('ant-select-item-option-disabled');
   });
 

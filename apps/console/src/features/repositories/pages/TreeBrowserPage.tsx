@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Empty, Flex, Skeleton, Typography } from 'antd';
 import { useState } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { ArtifactDetails } from '../components/ArtifactDetails.tsx';
 import { RepositoryTree } from '../components/RepositoryTree.tsx';
 import { ancestorKeys, parseNodeKey, treePath } from '../components/treeKeys.ts';
@@ -23,9 +23,13 @@ export function TreeBrowserPage() {
 
   return (
     <Flex vertical gap="middle">
-      <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
-        Artifacts
-      </Typography.Title>
+      <Flex justify="space-between" align="center">
+        <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
+          Artifacts
+        </Typography.Title>
+        {/* issue 21: Search Trash Can, Restore, Delete Permanently, Empty Trash Can (features/trash) */}
+        <Link to="/repos/trash">Trash Can</Link>
+      </Flex>
       <div className="tree-browser">
         <Card variant="borderless" className="tree-browser-tree" title="Repositories" size="small">
           <nav aria-label="Repository tree">

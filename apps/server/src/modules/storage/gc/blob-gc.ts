@@ -1,0 +1,261 @@
+import type { StorageGcProgress, StorageGcResult } from '@granary/contracts';
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { BlobStore } from '../../../platform/blobs/index.ts';
+import { type Db, queryRows } from '../../../platform/db/index.ts';
+
+/**
+ * Blob garbage collection (issue 21): deletes the bytes of blobs nothing holds (`blobs.ref_count` 0,
+ * kept by triggers: platform/blobs/references.ts) since longer than the grace period.
+ *
+ * Each batch is one transaction: the rows are selected `FOR UPDATE SKIP LOCKED`, their bytes deleted
+ * from the store while those locks are held, then the rows deleted. A writer that wants the same
+ * content takes a hold (+1 on the row) before it looks for the bytes, so it either made the count
+ * non-zero before the batch read it (the locked re-read skips the row), or it waits for the batch to
+ * commit and then finds the bytes gone and writes them again (references.ts has the whole argument).
+ * Several nodes (or a scheduled and a manual run) can collect at once: SKIP LOCKED splits the rows.
+ */
+
+export const BLOB_GC_JOB = 'storage.blob-gc';
+
+export interface BlobGcDeps {
+  db: Db;
+  blobs: BlobStore;
+  log: Logger;
+  node: string;
+}
+
+export interface BlobGcOptions {
+  graceSecs: number;
+  dryRun: boolean;
+  trigger: 'schedule' | 'manual';
+  signal?: AbortSignal;
+  /** rows per transaction (default 200: short transactions, so requests never wait long behind one) */
+  batchSize?: number;
+}
+
+/** Deletes in parallel up to this many blobs at once within a batch. */
+const DELETE_CONCURRENCY = { filesystem: 32, s3: 16 } as const;
+
+interface Reclaimable {
+  blobs: number;
+  bytes: number;
+}
+
+/** Blobs (and bytes) nothing holds since longer than `graceSecs`. */
+export async function reclaimable(db: Db, graceSecs: number): Promise<Reclaimable> {
+  const [row] = await queryRows<{ n: string | number; bytes: string | number | null }>(
+    db,
+    sql`SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM blobs
+        WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${graceSecs})`,
+  );
+  return { blobs: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** One GC run (or dry run): what it found and reclaimed; progress is kept in `blob_gc_runs` as it goes. */
+export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promise<StorageGcResult> {
+  const { db, blobs, log } = deps;
+  const started = Date.now();
+  const [run] = await queryRows<{ id: string; started_at: Date | string }>(
+    db,
+    sql`INSERT INTO blob_gc_runs (node, trigger, dry_run) VALUES (${deps.node}, ${opts.trigger}, ${opts.dryRun ? 1 : 0})
+        RETURNING id, started_at`,
+  );
+  const runId = run!.id;
+  const result: StorageGcResult = {
+    dryRun: opts.dryRun,
+    reclaimableBlobs: 0,
+    reclaimableBytes: 0,
+    reclaimedBlobs: 0,
+    reclaimedBytes: 0,
+    expiredHolds: 0,
+    startedAt: new Date(run!.started_at).toISOString(),
+    durationMs: 0,
+  };
+  const progress = () =>
+    db.execute(sql`UPDATE blob_gc_runs SET candidates = ${result.reclaimableBlobs},
+        candidate_bytes = ${result.reclaimableBytes}, blobs_removed = ${result.reclaimedBlobs},
+        bytes_removed = ${result.reclaimedBytes}, holds_expired = ${result.expiredHolds} WHERE id = ${runId}`);
+  let error: string | null = null;
+  try {
+    if (opts.dryRun) {
+      const [held] = await queryRows<{ n: string | number }>(
+        db,
+        sql`SELECT count(*) AS n FROM blob_holds WHERE expires_at < now()`,
+      );
+      result.expiredHolds = Number(held?.n ?? 0);
+    } else {
+      // Holds whose owner never released them (a writer that died, an upload session gone): their -1 first.
+      const lapsed = await queryRows<{ id: string }>(
+        db,
+        sql`DELETE FROM blob_holds WHERE expires_at < now() RETURNING id`,
+      );
+      result.expiredHolds = lapsed.length;
+    }
+    const found = await reclaimable(db, opts.graceSecs);
+    result.reclaimableBlobs = found.blobs;
+    result.reclaimableBytes = found.bytes;
+    await progress();
+    if (!opts.dryRun) {
+      const batch = opts.batchSize ?? 200;
+      const limit = DELETE_CONCURRENCY[blobs.kind];
+      for (;;) {
+        if (opts.signal?.aborted) throw new Error('stopped: the server is shutting down');
+        const removed = await db.transaction(async (tx) => {
+          const rows = await queryRows<{ sha256: string; size: string | number }>(
+            tx as unknown as Db,
+            sql`SELECT sha256, size FROM blobs
+                WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${opts.graceSecs})
+                ORDER BY zero_since LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+          );
+          if (rows.length === 0) return null;
+          const gone: { sha256: string; size: number }[] = [];
+          // The bytes go while the rows are locked: no writer can take a hold on them meanwhile.
+          await eachLimited(rows, limit, async (row) => {
+            try {
+              await blobs.delete(row.sha256);
+              gone.push({ sha256: row.sha256, size: Number(row.size) });
+            } catch (err) {
+              log.warn({ sha256: row.sha256, err: (err as Error).message }, 'blob gc: bytes not deleted');
+            }
+          });
+          if (gone.length > 0)
+            await tx.execute(
+              sql`DELETE FROM blobs WHERE ref_count = 0 AND sha256 IN (${sql.join(
+                gone.map((g) => sql`${g.sha256}`),
+                sql`, `,
+              )})`,
+            );
+          return { gone, selected: rows.length };
+        });
+        if (!removed) break;
+        result.reclaimedBlobs += removed.gone.length;
+        result.reclaimedBytes += removed.gone.reduce((sum, g) => sum + g.size, 0);
+        await progress();
+        // Every row of the batch failed to delete: stop rather than select them again and again.
+        if (removed.gone.length === 0) break;
+        // Requests waiting for the database (embedded: the same thread) go between two batches.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  } catch (err) {
+    error = (err as Error).message;
+    throw err;
+  } finally {
+    result.durationMs = Date.now() - started;
+    await progress().catch(() => {});
+    await db
+      .execute(sql`UPDATE blob_gc_runs SET finished_at = now(), error = ${error} WHERE id = ${runId}`)
+      .catch(() => {});
+    log.info(
+      {
+        dryRun: result.dryRun,
+        reclaimableBlobs: result.reclaimableBlobs,
+        reclaimedBlobs: result.reclaimedBlobs,
+        reclaimedBytes: result.reclaimedBytes,
+        expiredHolds: result.expiredHolds,
+        durationMs: result.durationMs,
+        trigger: opts.trigger,
+        error: error ?? undefined,
+      },
+      opts.dryRun ? 'blob gc: dry run' : 'blob gc: finished',
+    );
+  }
+  return result;
+}
+
+interface RunRow {
+  node: string;
+  dry_run: number;
+  started_at: Date | string;
+  finished_at: Date | string | null;
+  candidates: number;
+  candidate_bytes: string | number;
+  blobs_removed: number;
+  bytes_removed: string | number;
+  holds_expired: number;
+  error: string | null;
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+/** The run going now (any node; one started in the last hour and not finished: older ones died with their node), else null. */
+export async function currentRun(db: Db): Promise<StorageGcProgress | null> {
+  const [row] = await queryRows<RunRow>(
+    db,
+    sql`SELECT * FROM blob_gc_runs WHERE finished_at IS NULL AND started_at > now() - interval '1 hour'
+        ORDER BY started_at DESC LIMIT 1`,
+  );
+  if (!row) return null;
+  return {
+    dryRun: row.dry_run === 1,
+    node: row.node,
+    startedAt: iso(row.started_at),
+    reclaimableBlobs: row.candidates,
+    reclaimableBytes: Number(row.candidate_bytes),
+    reclaimedBlobs: row.blobs_removed,
+    reclaimedBytes: Number(row.bytes_removed),
+  };
+}
+
+/** The newest finished run that deleted (not a dry run). */
+export async function lastRun(db: Db): Promise<(StorageGcResult & { error: string | null }) | null> {
+  const [row] = await queryRows<RunRow>(
+    db,
+    sql`SELECT * FROM blob_gc_runs WHERE finished_at IS NOT NULL AND dry_run = 0
+        ORDER BY started_at DESC LIMIT 1`,
+  );
+  if (!row) return null;
+  return {
+    dryRun: false,
+    reclaimableBlobs: row.candidates,
+    reclaimableBytes: Number(row.candidate_bytes),
+    reclaimedBlobs: row.blobs_removed,
+    reclaimedBytes: Number(row.bytes_removed),
+    expiredHolds: row.holds_expired,
+    startedAt: iso(row.started_at),
+    durationMs: new Date(row.finished_at!).getTime() - new Date(row.started_at).getTime(),
+    error: row.error,
+  };
+}
+
+/** Blob counts for the status: reclaimable now, pending (inside the grace), all. */
+export async function blobTotals(db: Db, graceSecs: number) {
+  const [row] = await queryRows<Record<string, string | number | null>>(
+    db,
+    sql`SELECT
+          count(*) FILTER (WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${graceSecs})) AS rn,
+          coalesce(sum(size) FILTER (WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${graceSecs})), 0) AS rb,
+          count(*) FILTER (WHERE ref_count = 0 AND NOT zero_since < now() - make_interval(secs => ${graceSecs})) AS pn,
+          coalesce(sum(size) FILTER (WHERE ref_count = 0 AND NOT zero_since < now() - make_interval(secs => ${graceSecs})), 0) AS pb,
+          count(*) AS tn, coalesce(sum(size), 0) AS tb
+        FROM blobs`,
+  );
+  const n = (k: string) => Number(row?.[k] ?? 0);
+  return {
+    reclaimableBlobs: n('rn'),
+    reclaimableBytes: n('rb'),
+    pendingBlobs: n('pn'),
+    pendingBytes: n('pb'),
+    totalBlobs: n('tn'),
+    totalBytes: n('tb'),
+  };
+}
+
+/** Prunes the run history to the newest `keep` rows. */
+export async function pruneRuns(db: Db, keep = 200): Promise<void> {
+  await db.execute(
+    sql`DELETE FROM blob_gc_runs WHERE id IN (SELECT id FROM blob_gc_runs ORDER BY started_at DESC OFFSET ${keep})`,
+  );
+}
