@@ -115,7 +115,7 @@ test.describe
       await expect(
         page
           .locator('.ant-select-item-option-disabled')
-          .filter({ hasText: 'Produced once release bundles land' })
+          .filter({ hasText: 'Granary has no v1 bundles' })
           .first(),
       ).toBeVisible();
       await page

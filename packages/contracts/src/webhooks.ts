@@ -115,8 +115,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'artifactory_release_bundle',
     title: 'Received release bundles',
     criteria: 'releaseBundles',
-    available: false,
-    note: 'Produced once release bundles land (issue 19).',
+    available: true,
     event_types: [
       { type: 'received', title: 'Release bundle was received' },
       { type: 'delete_started', title: 'Deletion started' },
@@ -138,8 +137,7 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     domain: 'destination',
     title: 'Destinations',
     criteria: 'releaseBundles',
-    available: false,
-    note: 'Produced once distribution lands (issue 19).',
+    available: true,
     event_types: [
       { type: 'received', title: 'Release bundle was received' },
       { type: 'delete_started', title: 'Deletion started' },
@@ -159,7 +157,8 @@ export const EVENT_CATALOG: readonly EventDomainInfo[] = [
     title: 'Bundles',
     criteria: 'releaseBundles',
     available: false,
-    note: 'Produced once release bundles land (issue 19).',
+    // Release Bundles v1 (Distribution's own bundles): Granary has release bundles (v2) only.
+    note: 'Granary has no v1 bundles: subscribe to Release bundles.',
     event_types: [
       { type: 'created', title: 'Bundle was created' },
       { type: 'deleted', title: 'Bundle was deleted' },

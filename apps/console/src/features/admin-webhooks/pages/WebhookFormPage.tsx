@@ -344,6 +344,8 @@ function WebhookEditor({ subscription }: { subscription: WebhookSubscription | n
                 <Select
                   aria-label="Event domain"
                   placeholder="Choose what the webhook listens to"
+                  // Fifteen domains: every one in the list (a virtual list renders only those scrolled to).
+                  virtual={false}
                   loading={domains.isPending}
                   options={(domains.data ?? []).map(domainOption)}
                   labelRender={({ value }) =>

@@ -301,7 +301,7 @@ describe('webhook form (spec 001 §5 validation)', () => {
     renderApp('/admin/configuration/webhooks/new');
     fireEvent.mouseDown(await screen.findByRole('combobox', { name: 'Event domain' }));
     const option = (
-      await screen.findAllByTitle('Produced once release bundles land (issue 19).')
+      await screen.findAllByTitle('Granary has no v1 bundles: subscribe to Release bundles.')
     )[0]!.closest('.ant-select-item');
     expect(option?.className).toContain('ant-select-item-option-disabled');
   });
