@@ -118,14 +118,17 @@ describe('spec 001 §2 toolbar search types', () => {
       ),
     ).toContain('releaseBundles');
   });
-  it('spec 001 §2: Xray needs the xray service and a scanning licence; Archive the cold-storage feature; pipelines the service and the toolbar search feature', () => {
+  it('spec 001 §2: Xray needs the xray service and a scanning licence; Archive the cold-storage feature and (§4 retention is admin-only) an administrator; pipelines the service and the toolbar search feature', () => {
     expect(availableSearchTypes(ctx({ microservices: { xray: true } }))).not.toContain('xray');
     expect(
       availableSearchTypes(ctx({ microservices: { xray: true }, entitlements: { scanning: true } })),
     ).toContain('xray');
-    expect(availableSearchTypes(ctx({ features: { coldStorage: true, toolbarSearch: false } }))).toContain(
-      'artifactoryRetention',
-    );
+    expect(
+      availableSearchTypes(ctx({ admin: true, features: { coldStorage: true, toolbarSearch: false } })),
+    ).toContain('artifactoryRetention');
+    expect(
+      availableSearchTypes(ctx({ admin: false, features: { coldStorage: true, toolbarSearch: false } })),
+    ).not.toContain('artifactoryRetention');
     expect(availableSearchTypes(ctx({ microservices: { pipelines: true } }))).not.toContain('pipelines');
     expect(
       availableSearchTypes(

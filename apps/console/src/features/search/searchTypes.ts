@@ -28,6 +28,8 @@ export interface SearchContext {
   microservices: Record<string, boolean>;
   entitlements: Record<string, boolean>;
   features: Pick<FeaturesConfig, 'coldStorage' | 'toolbarSearch'>;
+  /** The signed-in user is an administrator (the archive is theirs: spec 001 §4 retention is admin-only). */
+  admin?: boolean;
 }
 
 /** spec 001 §2 availability column: which types this instance offers. */
@@ -44,7 +46,8 @@ export function isSearchTypeAvailable(type: SearchType, ctx: SearchContext): boo
     case 'xray':
       return ctx.microservices.xray === true && ctx.entitlements.scanning === true;
     case 'artifactoryRetention':
-      return ctx.features.coldStorage;
+      // Its results screen is for administrators (the retention feature flag is false for everyone else).
+      return ctx.features.coldStorage && ctx.admin === true;
     case 'pipelines':
       return ctx.microservices.pipelines === true && ctx.features.toolbarSearch;
   }

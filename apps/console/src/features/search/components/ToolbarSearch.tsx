@@ -31,6 +31,7 @@ export function ToolbarSearch({ inputRef }: { inputRef?: Ref<InputRef> }) {
     microservices: session.microservices,
     entitlements: session.entitlements?.entitlements ?? {},
     features: session.features,
+    admin: session.user?.admin ?? false,
   };
   const types = availableSearchTypes(ctx);
   const [chosen, setChosen] = useState<SearchType>('packages');
