@@ -1,6 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { EVENT_CATALOG, type EventDomain } from '@granary/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testImage } from '../../formats/docker/oci-testing.ts';
+import { makeTarball, publishDocument } from '../../formats/npm/test-support.ts';
 import { findRepository } from '../../modules/repositories/repositories.api.ts';
 import {
   basicAuth,
@@ -18,11 +22,15 @@ const INTERNAL = /^repository\./;
 
 describe(`issue 14 §Events: the event catalogue and the outbox agree (${testEngine})`, () => {
   let t: TestApp;
+  let archive = '';
   beforeAll(async () => {
-    t = await createTestApp();
+    // An archive store, so that a retention policy can archive (artifact_lifecycle).
+    archive = await mkdtemp(path.join(os.tmpdir(), 'granary-catalogue-archive-'));
+    t = await createTestApp({ archiveStore: archive });
   });
   afterAll(async () => {
     await t?.close();
+    if (archive) await rm(archive, { recursive: true, force: true });
   });
   const call = async (
     method: string,
@@ -138,6 +146,36 @@ describe(`issue 14 §Events: the event catalogue and the outbox agree (${testEng
       await call('POST', '/lifecycle/api/v2/distribution/distribute/cat-shipped/1', {
         targets: ['cat-edge'],
       });
+    },
+    artifact_lifecycle: async () => {
+      // A retention policy archives the older of two npm versions.
+      await call('PUT', '/api/repositories/cat-npm', { rclass: 'local', packageType: 'npm' });
+      for (const version of ['1.0.0', '2.0.0']) {
+        const manifest = { name: 'cat-pkg', version, description: 'catalogue' };
+        await call(
+          'PUT',
+          '/repository/cat-npm/cat-pkg',
+          JSON.stringify(publishDocument(manifest, await makeTarball(manifest))),
+          { 'content-type': 'application/json' },
+        );
+      }
+      const policy = (
+        await call('POST', '/api/retention/policies', {
+          name: 'catArchive',
+          repositories: ['cat-npm'],
+          rules: { keepLastVersions: 1 },
+          action: 'archive',
+        })
+      ).json() as { id: string };
+      await call('POST', `/api/retention/policies/${policy.id}/run`);
+      for (let i = 0; i < 300; i++) {
+        const p = (await call('GET', `/api/retention/policies/${policy.id}`)).json() as {
+          lastRunAt?: string;
+        };
+        if (p.lastRunAt) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('the archiving policy did not run');
     },
     policy: async () => {
       // A licence policy that notifies, a watch on the repository, and a scan of a stored file handed
