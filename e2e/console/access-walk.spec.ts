@@ -180,6 +180,8 @@ test.describe('access walk', () => {
       await createUser(request, 'walker-reset');
       await page.goto('/ui/login');
       await page.getByRole('link', { name: 'Forgot password?' }).click();
+      // The login form's own Username field is there until the route changes: fill the reset form's.
+      await expect(page.getByRole('heading', { name: 'Forgot your password?' })).toBeVisible();
       await page.getByLabel('Username').fill('walker-reset');
       await page.getByRole('button', { name: /Send|Reset/ }).click();
       const mail = await mailbox.waitFor('walker-reset@example.com');
