@@ -1,4 +1,10 @@
-import { Navigate, Outlet, type PatchRoutesOnNavigationFunction, type RouteObject } from 'react-router';
+import {
+  Navigate,
+  Outlet,
+  type PatchRoutesOnNavigationFunction,
+  type RouteObject,
+  useLocation,
+} from 'react-router';
 import { loginRoutes } from '../features/login/routes.tsx';
 import { loadChunk } from '../shared/components/microfrontend.ts';
 import { RouteErrorBoundary } from '../shared/components/RouteErrorBoundary.tsx';
@@ -23,9 +29,18 @@ export const appRoutes: RouteObject[] = [
     element: <Outlet />,
     hydrateFallbackElement: <PageLoading label="Starting the console…" />,
     errorElement: <RouteErrorBoundary />,
-    children: [...loginRoutes, { index: true, element: <Navigate to="/home" replace /> }],
+    children: [...loginRoutes, { index: true, element: <ToHome /> }],
   },
 ];
+
+/**
+ * `/` goes on to `/home` with its query and hash: an old hash-based build link (`/ui/#/builds/…`, spec 000 §4) is
+ * read by the main layout's guard there.
+ */
+function ToHome() {
+  const { search, hash } = useLocation();
+  return <Navigate to={{ pathname: '/home', search, hash }} replace />;
+}
 
 /** The router's `patchRoutesOnNavigation`: adds the main layout once (a second patch with the same id is a no-op). */
 export const discoverMainRoute: PatchRoutesOnNavigationFunction = async ({ patch }) => {
