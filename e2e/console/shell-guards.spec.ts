@@ -70,7 +70,7 @@ test.describe('shell guards and redirects (self-hosted, full, built-in licence)'
         to: at('/builds/my-job/12/1700000000000/published?jenkinsRedirect=true'),
         rule: 'deep old build link keeps its path',
       },
-      { from: '/ui/login', to: at('/packages'), rule: 'signed-in user hitting login → last route (home)' },
+      // spec 000 §4 login → last route: console-defects-search.spec.ts (after a packages screen).
       {
         from: '/ui/login?redirectTo=%2Fadmin%2Fmanagement%2Fgroups',
         to: at('/admin/management/groups'),
