@@ -4,7 +4,7 @@ import { type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigate } from 'react-router';
 import { OnboardingHost, runOnboardingAction } from '../features/onboarding/OnboardingHost.tsx';
 import { ToolbarSearch } from '../features/search/components/ToolbarSearch.tsx';
-import { KEYBOARD_SHORTCUTS } from '../shared/components/keyboardShortcuts.ts';
+import { KeyboardShortcutsTable } from '../shared/components/KeyboardShortcuts.tsx';
 import { PageLoading } from '../shared/session/RequireSignIn.tsx';
 import { useSession } from '../shared/session/SessionProvider.tsx';
 import { pageTitle } from '../shared/session/shellContext.ts';
@@ -158,20 +158,7 @@ export function ShellLayout() {
         onCancel={() => setShortcutsOpen(false)}
         footer={null}
       >
-        <table className="shell-shortcuts">
-          <tbody>
-            {KEYBOARD_SHORTCUTS.map((s) => (
-              <tr key={s.description}>
-                <th scope="row">
-                  {s.keys.map((k) => (
-                    <kbd key={k}>{k}</kbd>
-                  ))}
-                </th>
-                <td>{s.description}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <KeyboardShortcutsTable />
       </Modal>
       <OnboardingHost />
     </Layout>

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Flex, Skeleton, Typography } from 'antd';
 import { Link } from 'react-router';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
-import { KEYBOARD_SHORTCUTS } from '../../../shared/components/keyboardShortcuts.ts';
+import { KeyboardShortcutsTable } from '../../../shared/components/KeyboardShortcuts.tsx';
 import { repositoriesQueryOptions } from '../../../shared/repositories/queries.ts';
 import { useSession } from '../../../shared/session/SessionProvider.tsx';
 import { openOverlay } from '../../onboarding/quickSetupStore.ts';
@@ -70,20 +70,7 @@ export function LearningCenter() {
           <Typography.Title level={3} id="learning-shortcuts" className="learning-heading">
             Keyboard shortcuts
           </Typography.Title>
-          <table className="shell-shortcuts">
-            <tbody>
-              {KEYBOARD_SHORTCUTS.map((s) => (
-                <tr key={s.description}>
-                  <th scope="row">
-                    {s.keys.map((k) => (
-                      <kbd key={k}>{k}</kbd>
-                    ))}
-                  </th>
-                  <td>{s.description}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <KeyboardShortcutsTable />
         </section>
       </Flex>
     </Card>
