@@ -209,7 +209,11 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
   }
 
   const session = (jar: CookieJar) => jar.get(new URL(granary), SESSION_COOKIE);
-  const securityLog = async () => readFile(path.join(t.home, 'logs', 'security.log'), 'utf8');
+  // security.log is written asynchronously: flush, then read.
+  const securityLog = async () => {
+    t.app.granary.logging.flush();
+    return readFile(path.join(t.home, 'logs', 'security.log'), 'utf8');
+  };
 
   it('issue 20 / spec 000 §3: the provider is written with its secret sealed at rest and never answered', async () => {
     const res = await t.app.inject({ url: `${V1}/sso/providers/corp`, headers: { authorization: ADMIN } });
@@ -268,8 +272,8 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
     expect(me.json().groups).toEqual(expect.arrayContaining(['developers', 'granary-admins']));
     const user = await t.app.inject({ url: '/api/security/users/alice', headers: { authorization: ADMIN } });
     expect(user.json()).toMatchObject({ name: 'alice', realm: 'oauth' });
+    await expect.poll(securityLog).toMatch(/"event":"login.success".*"actor":"alice".*"channel":"sso"/);
     const log = await securityLog();
-    expect(log).toMatch(/"event":"login.success".*"actor":"alice".*"channel":"sso"/);
     expect(log).toMatch(/"event":"sso.groups.sync".*"actor":"alice"/);
     expect(log).not.toContain(CLIENT_SECRET);
     // The authorization code is not written to the request log.
@@ -326,7 +330,7 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
     }
     const user = await t.app.inject({ url: '/api/security/users/bob', headers: { authorization: ADMIN } });
     expect(user.statusCode).toBe(404);
-    expect(await securityLog()).toMatch(
+    await expect.poll(securityLog).toMatch(
       /"event":"login.failure".*"provider":"corp".*"reason":"token or ID token refused[^\n]*\(claim aud\)/,
     );
   }, 30_000);
@@ -340,7 +344,7 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
     } finally {
       tamper = 'none';
     }
-    expect(await securityLog()).toMatch(/"reason":"token or ID token refused[^\n]*(claim exp|timestamp)/i);
+    await expect.poll(securityLog).toMatch(/"reason":"token or ID token refused[^\n]*(claim exp|timestamp)/i);
   }, 30_000);
 
   it('issue 20: a replayed authorization code is refused, even with a fresh state', async () => {
@@ -359,7 +363,7 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
     expect(res.status).toBe(303);
     expect(new URL(res.headers.get('location')!, granary).pathname).toBe('/ui/login');
     expect(res.headers.getSetCookie().join()).not.toContain(`${SESSION_COOKIE}=`);
-    expect(await securityLog()).toMatch(/"reason":"authorization code replayed"/);
+    await expect.poll(securityLog).toMatch(/"reason":"authorization code replayed"/);
   }, 30_000);
 
   it('issue 20: a disabled user is refused with a clear message', async () => {
@@ -385,7 +389,7 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
       headers: { cookie: `${SESSION_COOKIE}=${session(jar)}` },
     });
     expect(me.json()).toMatchObject({ name: 'alice', admin: false, groups: ['developers'] });
-    expect(await securityLog()).toMatch(
+    await expect.poll(securityLog).toMatch(
       /"event":"sso.groups.sync".*"removed":\["granary-admins"\].*"adminChanged":true/,
     );
   }, 30_000);
@@ -597,7 +601,7 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
     expect(proxied.statusCode, proxied.body).toBe(200);
     expect(proxied.json()).toMatchObject({ name: 'frank', realm: 'http', groups: ['developers'] });
     expect(String(proxied.headers['set-cookie'])).toContain(`${SESSION_COOKIE}=`);
-    expect(await securityLog()).toMatch(/HTTP SSO header from an untrusted address/);
+    await expect.poll(securityLog).toMatch(/HTTP SSO header from an untrusted address/);
   });
 
   it('issue 20 / spec 000 §7: Crowd answers clearly that it is not supported', async () => {
