@@ -68,9 +68,15 @@ test.describe('shell guards and redirects (self-hosted, full, built-in licence)'
       {
         from: '/ui/#/builds/my-job/12/1700000000000/published',
         to: at('/builds/my-job/12/1700000000000/published?jenkinsRedirect=true'),
+        // The screen shown, not only its URL: it is then remembered as the last route.
+        see: 'You followed a build link from your CI server',
         rule: 'deep old build link keeps its path',
       },
-      // spec 000 §4 login → last route: console-defects-search.spec.ts (after a packages screen).
+      {
+        from: '/ui/login',
+        to: at('/builds/my-job/12/1700000000000/published?jenkinsRedirect=true'),
+        rule: 'spec 000 §4 signed-in user hitting login → last route (the build reached by the old link)',
+      },
       {
         from: '/ui/login?redirectTo=%2Fadmin%2Fmanagement%2Fgroups',
         to: at('/admin/management/groups'),
@@ -107,18 +113,24 @@ test.describe('shell guards and redirects (self-hosted, full, built-in licence)'
     expectAccessible,
   }) => {
     await signIn(page, mainBaseURL(), REGULAR, PASSWORD, at('/packages'));
-    const cases: { from: string; to: RegExp; notified?: boolean }[] = [
+    const cases: { from: string; to: RegExp; notified?: boolean; heading?: string }[] = [
       { from: '/ui/', to: at('/packages') },
       { from: '/ui/admin/management/users', to: at('/packages'), notified: true },
       { from: '/ui/admin/license_management/licenses', to: at('/packages'), notified: true },
-      { from: '/ui/admin/artifactory/user_profile', to: at('/admin/artifactory/user_profile') },
-      { from: '/ui/login', to: at('/packages') },
+      {
+        from: '/ui/admin/artifactory/user_profile',
+        to: at('/admin/artifactory/user_profile'),
+        heading: 'Edit Profile',
+      },
+      // spec 000 §4: a signed-in user hitting login goes to their last route (the profile, not admin-only).
+      { from: '/ui/login', to: at('/admin/artifactory/user_profile') },
       { from: '/ui/#/builds/nightly/7', to: at('/builds/nightly/7?jenkinsRedirect=true') },
     ];
     for (const c of cases) {
       await page.goto(c.from);
       await expect(page, c.from).toHaveURL(c.to);
       if (c.notified) await expect(page.getByText('You are not authorized to view this page')).toBeVisible();
+      if (c.heading) await expect(page.getByRole('heading', { level: 1, name: c.heading })).toBeVisible();
     }
     await page.goto('/ui/packages');
     expect(await openUserMenu(page, REGULAR)).toEqual(['Set Me Up', 'Edit Profile', 'Logout']);
