@@ -12,7 +12,7 @@ import {
 import { type DomainEvent, publish } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { httpStatusOf } from '../../platform/http/error-status.ts';
-import { artifactEvent, formatEvents, propertyEvents, transferEvent } from './artifact-events.ts';
+import { artifactEvent, formatEvents, propertyEvents } from './artifact-events.ts';
 import {
   type ArtifactRow,
   changeArtifacts,
@@ -36,6 +36,13 @@ import {
   type RepositoriesContext,
   repositoryHidden,
 } from './context.ts';
+import {
+  applyTransfers,
+  checkTransferFile,
+  checkTransferRepositories,
+  type Refuse,
+  type TransferStep,
+} from './file-transfer.ts';
 import { extractFor, notifyRemoved, notifyStored } from './indexing.ts';
 import { isInternalPath, reservedPath } from './internal-paths.ts';
 import { mimeTypeOf } from './mime.ts';
@@ -755,6 +762,8 @@ export interface CopyResult {
 /**
  * Copies or moves a file or folder to another path (same or other local repository).
  * Permission: read (copy) or delete (move) on the source; write, and delete to overwrite, on the target.
+ * Counted against the target's (and its project's) quota as a deploy is: over it, 413 `QUOTA_EXCEEDED`
+ * and nothing changes (issue 21).
  */
 export async function copyOrMove(
   ctx: RepositoriesContext,
@@ -766,14 +775,7 @@ export async function copyOrMove(
 ): Promise<CopyResult> {
   const source = await resolveTarget(ctx, from.repoKey, principal);
   const dest = await resolveTarget(ctx, to.repoKey, principal);
-  if (source.repo.rclass === 'virtual')
-    throw new InvalidError('Copy and move work on local repositories and caches');
-  if (dest.cache || dest.repo.rclass !== 'local')
-    throw new InvalidError('The target must be a local repository');
-  if (dest.repo.packageType !== source.repo.packageType)
-    throw new InvalidError(
-      `The target repository is ${dest.repo.packageType}, the source ${source.repo.packageType}`,
-    );
+  checkTransferRepositories(source, dest);
   await authorize(ctx, principal, mode === 'copy' ? 'read' : 'delete', source.repo, from.path);
   // issue 12 §20: a format's own records neither travel (its afterChange rebuilds them) nor are written
   const internal = (path: string) => isInternalPath(ctx, source.repo.packageType, path);
@@ -786,76 +788,24 @@ export async function copyOrMove(
     single
       ? to.path
       : [to.path, row.path.slice(from.path === '' ? 0 : from.path.length + 1)].filter(Boolean).join('/');
-  const plan: { row: ArtifactRow; target: string; exists: boolean }[] = [];
+  // The storage API answers a repository the caller cannot see as absent (404), as everywhere.
+  const refuse: Refuse = (action, repo, path) => authorize(ctx, principal, action, repo, path);
+  const steps: TransferStep[] = [];
   for (const row of rows) {
     const target = targetPathOf(row);
-    if (!target) throw new InvalidError('The target must name a path');
-    if (isInternalPath(ctx, dest.repo.packageType, target)) throw reservedPath(dest.repo.packageType, target);
     if (dest.repo.id === source.repo.id && (target === row.path || target.startsWith(`${row.path}/`)))
       throw new InvalidError('The target is the source itself');
-    if (mode === 'move' && !(await can(ctx, principal, 'delete', source.repo, row.path)))
-      throw new ForbiddenError(`You do not have delete permission on ${source.repo.key}/${row.path}`);
-    if (mode === 'copy' && !(await can(ctx, principal, 'read', source.repo, row.path)))
-      throw new ForbiddenError(`You do not have read permission on ${source.repo.key}/${row.path}`);
-    if (!admitsPath(dest.repo, target, ctx.formats))
-      throw new ForbiddenError(
-        `'${target}' is not accepted by repository '${dest.repo.key}' (include/exclude patterns)`,
-      );
-    const exists = !!(await findArtifact(ctx.db, dest.repo.id, target));
-    await authorize(ctx, principal, 'write', dest.repo, target);
-    if (exists) await authorize(ctx, principal, 'delete', dest.repo, target);
-    plan.push({ row, target, exists });
+    const existing = await checkTransferFile(ctx, mode, refuse, source.repo, row, dest.repo, target);
+    // Replacing a file takes delete permission on it.
+    if (existing) await authorize(ctx, principal, 'delete', dest.repo, target);
+    steps.push({ source: source.repo, row, dest: dest.repo, target, existing, same: false });
   }
-  const files = plan.map((p): [string, string] => [`${source.key}/${p.row.path}`, `${dest.key}/${p.target}`]);
+  const files = steps.map((s): [string, string] => [
+    `${source.key}/${s.row.path}`,
+    `${dest.key}/${s.target}`,
+  ]);
   if (dryRun) return { files, dryRun };
-  const by = actorName(principal);
-  // Packages travel with their files: the destination's format indexes what it recognises.
-  const metas = new Map<string, PackageMetadata | null>();
-  for (const { row, target } of plan) metas.set(target, await extractFor(ctx, dest.repo, target, row));
-  await changeArtifacts(ctx.db, async (tx) => {
-    for (const { row, target } of plan) {
-      await notifyRemoved(ctx, tx, dest.repo.id, [target]);
-      await notifyStored(ctx, tx, dest.repo, target, row, metas.get(target) ?? null);
-      if (mode === 'move') await notifyRemoved(ctx, tx, source.repo.id, [row.path]);
-      await upsertArtifact(tx, {
-        repositoryId: dest.repo.id,
-        path: target,
-        size: row.size,
-        sha256: row.sha256,
-        sha1: row.sha1,
-        md5: row.md5,
-        mimeType: row.mimeType,
-        properties: row.properties,
-        createdBy: by,
-        modifiedBy: by,
-      });
-      if (mode === 'move') await deleteArtifactsAt(tx, source.repo.id, row.path);
-    }
-    await publish(
-      tx,
-      ...plan.map(({ row, target }) =>
-        transferEvent(
-          mode,
-          { repoKey: source.repo.key, path: row.path },
-          { repoKey: dest.repo.key, path: target, sha256: row.sha256, size: row.size },
-          by,
-        ),
-      ),
-    );
-  });
-  // The formats regenerate what they derive, per repository: a move's sources deleted, the targets added.
-  const changes = new Map<string, { repo: RepoConfig; deleted: string[]; added: string[] }>();
-  const note = (repo: RepoConfig, path: string, kind: 'deleted' | 'added') => {
-    const change = changes.get(repo.id) ?? { repo, deleted: [], added: [] };
-    changes.set(repo.id, change);
-    change[kind].push(path);
-  };
-  for (const { row, target } of plan) {
-    if (mode === 'move') note(source.repo, row.path, 'deleted');
-    note(dest.repo, target, 'added');
-  }
-  for (const { repo, deleted, added } of changes.values())
-    await ctx.afterFormatChange(repo, { deleted, added });
+  await applyTransfers(ctx, mode, steps, actorName(principal));
   return { files, dryRun };
 }
 

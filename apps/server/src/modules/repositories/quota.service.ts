@@ -71,36 +71,68 @@ async function projectQuota(tx: Executor, key: string): Promise<number | null> {
  * cannot both slip under it). Costs one indexed lookup when no quota is set. Answers the quotas the
  * change took past 80 %.
  */
-export async function enforceQuota(tx: Executor, repo: RepoConfig, added: number): Promise<QuotaWarning[]> {
-  if (added <= 0) return [];
-  const scopes: { scope: QuotaWarning['scope']; name: string; quota: number; used: () => Promise<number> }[] =
-    [];
-  if (repo.projectKey) {
-    const quota = await projectQuota(tx, repo.projectKey);
-    const key = repo.projectKey;
-    if (quota !== null)
-      scopes.push({ scope: 'project', name: key, quota, used: () => projectUsedBytes(tx, key) });
+export function enforceQuota(tx: Executor, repo: RepoConfig, added: number): Promise<QuotaWarning[]> {
+  return enforceQuotaChanges(tx, [{ repo, bytes: added }]);
+}
+
+/**
+ * `enforceQuota` for a change of several repositories at once (issue 21: a copy or move, a promotion):
+ * `bytes` each repository gains (negative: loses), checked before the change is written. A scope — a
+ * repository or a project — that gains bytes in all is refused when it would pass its quota; a move
+ * between two repositories of one project changes the project's use by nothing.
+ */
+export async function enforceQuotaChanges(
+  tx: Executor,
+  changes: { repo: RepoConfig; bytes: number }[],
+  what = 'upload',
+): Promise<QuotaWarning[]> {
+  const repos = new Map<string, { repo: RepoConfig; bytes: number }>();
+  const projectBytes = new Map<string, number>();
+  for (const { repo, bytes } of changes) {
+    const r = repos.get(repo.id) ?? { repo, bytes: 0 };
+    r.bytes += bytes;
+    repos.set(repo.id, r);
+    if (repo.projectKey) projectBytes.set(repo.projectKey, (projectBytes.get(repo.projectKey) ?? 0) + bytes);
   }
-  const own = await findRepositoryQuota(tx, repo.id);
-  if (own !== null)
-    scopes.push({
-      scope: 'repository',
-      name: repo.key,
-      quota: own,
-      used: () => repositoryUsedBytes(tx, repo.id),
-    });
+  const scopes: {
+    scope: QuotaWarning['scope'];
+    name: string;
+    added: number;
+    quota: number;
+    used: () => Promise<number>;
+  }[] = [];
+  // Every change takes the locks in one order (projects, then repositories, each by name): no deadlock.
+  for (const [key, added] of [...projectBytes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (added <= 0) continue;
+    const quota = await projectQuota(tx, key);
+    if (quota !== null)
+      scopes.push({ scope: 'project', name: key, added, quota, used: () => projectUsedBytes(tx, key) });
+  }
+  for (const { repo, bytes } of [...repos.values()].sort((a, b) =>
+    a.repo.key < b.repo.key ? -1 : a.repo.key > b.repo.key ? 1 : 0,
+  )) {
+    if (bytes <= 0) continue;
+    const own = await findRepositoryQuota(tx, repo.id);
+    if (own !== null)
+      scopes.push({
+        scope: 'repository',
+        name: repo.key,
+        added: bytes,
+        quota: own,
+        used: () => repositoryUsedBytes(tx, repo.id),
+      });
+  }
   const warnings: QuotaWarning[] = [];
-  // Project before repository: every upload takes the locks in the same order.
   for (const s of scopes) {
     await lockQuotaScope(tx, `${s.scope}:${s.name}`);
     const used = await s.used();
-    if (used + added > s.quota)
+    if (used + s.added > s.quota)
       throw new QuotaExceededError(
-        `Storage quota exceeded: ${s.scope} '${s.name}' may hold ${formatBytes(s.quota)} and holds ${formatBytes(used)}; this upload of ${formatBytes(added)} was refused and nothing was stored`,
+        `Storage quota exceeded: ${s.scope} '${s.name}' may hold ${formatBytes(s.quota)} and holds ${formatBytes(used)}; this ${what} of ${formatBytes(s.added)} was refused and nothing was stored`,
       );
     const limit = s.quota * QUOTA_WARN_RATIO;
-    if (used < limit && used + added >= limit)
-      warnings.push({ scope: s.scope, name: s.name, usedBytes: used + added, quotaBytes: s.quota });
+    if (used < limit && used + s.added >= limit)
+      warnings.push({ scope: s.scope, name: s.name, usedBytes: used + s.added, quotaBytes: s.quota });
   }
   return warnings;
 }

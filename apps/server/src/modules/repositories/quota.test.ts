@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RepositoryQuota, StorageHistory, StorageSummary } from '@granary/contracts';
@@ -199,6 +200,124 @@ describe(`issue 21 quotas and the storage summary (${testEngine})`, () => {
     });
     const head = await call('HEAD', `/v2/docker-q/app/blobs/${image.layers[1]!.digest}`);
     expect(head.statusCode).toBe(404);
+  });
+
+  it("issue 21 quotas: a copy or move into a repository over its quota is refused with the deploy's 413 QUOTA_EXCEEDED and changes nothing; a move inside a full repository is not", async () => {
+    for (const key of ['cp-src', 'cp-dst'])
+      expect((await call('PUT', `/api/repositories/${key}`, { rclass: 'local' })).statusCode).toBe(201);
+    await setQuota('cp-dst', 500);
+    expect((await deploy('cp-src', 'a.bin', Buffer.alloc(300, 'a'))).statusCode).toBe(201);
+    expect((await deploy('cp-src', 'dir/b.bin', Buffer.alloc(300, 'b'))).statusCode).toBe(201);
+    expect((await call('POST', '/api/copy/cp-src/a.bin?to=/cp-dst/a.bin')).statusCode).toBe(200);
+
+    const copy = await call('POST', '/api/copy/cp-src/dir?to=/cp-dst/dir');
+    expect(copy.statusCode).toBe(413);
+    expect(copy.json()).toEqual({
+      errors: [
+        {
+          status: 413,
+          code: 'QUOTA_EXCEEDED',
+          message:
+            "Storage quota exceeded: repository 'cp-dst' may hold 500 bytes and holds 300 bytes; this copy of 300 bytes was refused and nothing was stored",
+        },
+      ],
+    });
+    const move = await call('POST', '/api/move/cp-src/dir/b.bin?to=/cp-dst/b.bin');
+    expect(move.statusCode).toBe(413);
+    expect(move.json().errors[0].code).toBe('QUOTA_EXCEEDED');
+    expect((await call('GET', '/repository/cp-dst/dir/b.bin')).statusCode).toBe(404);
+    expect((await call('GET', '/repository/cp-dst/b.bin')).statusCode).toBe(404);
+    expect((await call('GET', '/repository/cp-src/dir/b.bin')).statusCode).toBe(200);
+    expect((await quotaOf('cp-dst')).usedBytes).toBe(300);
+
+    // Full to the byte, the repository still renames its own files: its use does not change.
+    await setQuota('cp-dst', 300);
+    expect((await call('POST', '/api/move/cp-dst/a.bin?to=/cp-dst/renamed.bin')).statusCode).toBe(200);
+    expect(
+      (await call('GET', '/repository/cp-dst/renamed.bin')).rawPayload.equals(Buffer.alloc(300, 'a')),
+    ).toBe(true);
+  });
+
+  it("issue 21 quotas: a move into another project's repository counts against that project's quota; a move between two repositories of one project does not", async () => {
+    const project = await call('POST', '/ui/api/v1/access/projects', {
+      project_key: 'quotam',
+      display_name: 'Quota moves',
+      storage_quota_bytes: 400,
+    });
+    expect(project.statusCode, project.body).toBe(201);
+    for (const [key, body] of [
+      ['mv-a', { rclass: 'local', projectKey: 'quotam' }],
+      ['mv-b', { rclass: 'local', projectKey: 'quotam' }],
+      ['mv-out', { rclass: 'local' }],
+    ] as const)
+      expect((await call('PUT', `/api/repositories/${key}`, body)).statusCode).toBe(201);
+    expect((await deploy('mv-a', 'x.bin', Buffer.alloc(300, 'x'))).statusCode).toBe(201);
+    expect((await deploy('mv-out', 'y.bin', Buffer.alloc(200, 'y'))).statusCode).toBe(201);
+
+    const refused = await call('POST', '/api/move/mv-out/y.bin?to=/mv-b/y.bin');
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json().errors[0]).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      message:
+        "Storage quota exceeded: project 'quotam' may hold 400 bytes and holds 300 bytes; this move of 200 bytes was refused and nothing was stored",
+    });
+    expect((await call('GET', '/repository/mv-out/y.bin')).statusCode).toBe(200);
+    expect((await call('GET', '/repository/mv-b/y.bin')).statusCode).toBe(404);
+
+    expect((await deploy('mv-b', 'fill.bin', Buffer.alloc(100, 'f'))).statusCode).toBe(201);
+    expect((await quotaOf('mv-b')).project).toMatchObject({ usedBytes: 400, state: 'exceeded' });
+    expect((await call('POST', '/api/move/mv-a/x.bin?to=/mv-b/x.bin')).statusCode).toBe(200);
+    expect((await call('GET', '/repository/mv-b/x.bin')).statusCode).toBe(200);
+    expect((await quotaOf('mv-b')).project?.usedBytes).toBe(400);
+  });
+
+  it("issue 21 quotas: a build promotion over the target repository's quota is refused with 413 QUOTA_EXCEEDED and promotes nothing", async () => {
+    const bytes = Buffer.alloc(400, 'p');
+    expect((await deploy('cp-src', 'app/1.0/app.bin', bytes)).statusCode).toBe(201);
+    const digest = (algorithm: string) => createHash(algorithm).update(bytes).digest('hex');
+    const build = await call('PUT', '/api/build', {
+      version: '1.0.1',
+      name: 'quota-app',
+      number: '1',
+      started: '2026-03-01T10:00:00.000+0000',
+      modules: [
+        {
+          id: 'app',
+          artifacts: [
+            { name: 'app.bin', sha1: digest('sha1'), sha256: digest('sha256'), md5: digest('md5') },
+          ],
+        },
+      ],
+    });
+    expect(build.statusCode, build.body).toBeLessThan(300);
+    // cp-dst is full (300 of 300 bytes).
+    const promote = await call('POST', '/api/build/promote/quota-app/1', {
+      targetRepo: 'cp-dst',
+      sourceRepo: 'cp-src',
+      copy: true,
+      status: 'released',
+    });
+    expect(promote.statusCode, promote.body).toBe(413);
+    expect(promote.json().errors[0]).toMatchObject({
+      code: 'QUOTA_EXCEEDED',
+      message:
+        "Storage quota exceeded: repository 'cp-dst' may hold 300 bytes and holds 300 bytes; this copy of 400 bytes was refused and nothing was stored",
+    });
+    expect((await call('GET', '/repository/cp-dst/app/1.0/app.bin')).statusCode).toBe(404);
+    expect((await call('GET', '/api/build/quota-app/1')).json().buildInfo.statuses).toBeUndefined();
+  });
+
+  it('issue 21 quotas: a restore from the trash into a full repository is refused with 413 QUOTA_EXCEEDED and the entry stays in the trash', async () => {
+    // cp-dst holds renamed.bin (300 of 300 bytes).
+    expect((await call('DELETE', '/repository/cp-dst/renamed.bin')).statusCode).toBe(204);
+    expect((await deploy('cp-dst', 'other.bin', Buffer.alloc(300, 'o'))).statusCode).toBe(201);
+    const refused = await call('POST', '/api/trash/restore/cp-dst/renamed.bin');
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json().errors[0].code).toBe('QUOTA_EXCEEDED');
+    expect((await call('GET', '/repository/cp-dst/renamed.bin')).statusCode).toBe(404);
+    expect((await call('DELETE', '/repository/cp-dst/other.bin')).statusCode).toBe(204);
+    expect((await call('POST', '/api/trash/restore/cp-dst/renamed.bin')).statusCode).toBe(200);
+    expect((await quotaOf('cp-dst')).usedBytes).toBe(300);
   });
 
   it('issue 21 quotas: only admins set a quota; a user who cannot read the repository does not see its use', async () => {

@@ -13,8 +13,6 @@ import type { RepositoryClass } from './repositories.service.ts';
 
 export type { ArtifactExtension, ArtifactExtensionPoint, StoredArtifact } from './artifact-extensions.ts';
 export { ExpiredArtifactError } from './artifact-extensions.ts';
-/** Issue 21 archive: files leave `artifacts` for the archive's table (not the trash). */
-export { takeOutArtifacts } from './artifact-takeout.ts';
 export {
   type ArtifactRow,
   filesOfVersion,
@@ -31,6 +29,14 @@ export { authorize, MAX_VIRTUAL_DEPTH, type RepositoriesContext, repositoryHidde
 export { createSystemHandle } from './format-context.ts';
 export { installCommandOf, versionDetailsOf } from './format-hooks.ts';
 export { isInternalPath } from './internal-paths.ts';
+/** Issue 21: files parked out of `artifacts` (the archive's table, like the trash's) and put back. */
+export {
+  type ParkedFile,
+  type PutBackFile,
+  parkArtifacts,
+  putBack,
+  takeOutArtifacts,
+} from './parked-artifacts.ts';
 export { RepoPath } from './repo-path.ts';
 export {
   createRepository,

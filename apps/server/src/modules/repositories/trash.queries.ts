@@ -2,7 +2,6 @@ import { and, eq, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../platform/db/index.ts';
 import { likePattern } from '../../platform/db/like-pattern.ts';
 import type { Executor } from '../../platform/events/index.ts';
-import type { ArtifactRow } from './artifacts.queries.ts';
 import { repositories } from './repositories.schema.ts';
 import { trashItems } from './trash.schema.ts';
 
@@ -13,55 +12,6 @@ function atOrBelow(path: string): SQL {
   if (path === '') return sql`true`;
   const escaped = path.replace(/[\\%_]/g, (c) => `\\${c}`);
   return or(eq(trashItems.path, path), sql`${trashItems.path} like ${`${escaped}/%`}`)!;
-}
-
-/** Moves deleted artifact rows into the trash (in the deleting transaction); a path already there is replaced. */
-export async function insertTrashItems(
-  tx: Executor,
-  rows: ArtifactRow[],
-  deleted: { by: string; at: Date; expiresAt: Date },
-): Promise<void> {
-  if (rows.length === 0) return;
-  const values = rows.map((r) => ({
-    repositoryId: r.repositoryId,
-    path: r.path,
-    size: r.size,
-    sha256: r.sha256,
-    sha1: r.sha1,
-    md5: r.md5,
-    mimeType: r.mimeType,
-    properties: r.properties,
-    createdAt: r.createdAt,
-    createdBy: r.createdBy,
-    modifiedAt: r.modifiedAt,
-    modifiedBy: r.modifiedBy,
-    deletedAt: deleted.at,
-    deletedBy: deleted.by,
-    expiresAt: deleted.expiresAt,
-  }));
-  // In slices: one statement's parameters stay well under PostgreSQL's 65,535.
-  for (let i = 0; i < values.length; i += 1000)
-    await tx
-      .insert(trashItems)
-      .values(values.slice(i, i + 1000))
-      .onConflictDoUpdate({
-        target: [trashItems.repositoryId, trashItems.path],
-        set: {
-          size: sql`excluded.size`,
-          sha256: sql`excluded.sha256`,
-          sha1: sql`excluded.sha1`,
-          md5: sql`excluded.md5`,
-          mimeType: sql`excluded.mime_type`,
-          properties: sql`excluded.properties`,
-          createdAt: sql`excluded.created_at`,
-          createdBy: sql`excluded.created_by`,
-          modifiedAt: sql`excluded.modified_at`,
-          modifiedBy: sql`excluded.modified_by`,
-          deletedAt: sql`excluded.deleted_at`,
-          deletedBy: sql`excluded.deleted_by`,
-          expiresAt: sql`excluded.expires_at`,
-        },
-      });
 }
 
 /** A repository's entries at or below `path`, by path. */

@@ -1,41 +1,28 @@
 import type { TrashItem, TrashSearchAnswer, TrashSearchQuery, TrashUsage } from '@granary/contracts';
-import type { PackageMetadata } from '../../formats/sdk/format.ts';
 import { registerBlobHolder } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors.ts';
-import type { Executor } from '../../platform/events/index.ts';
+import { type Executor, publish } from '../../platform/events/index.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import type { Platform } from '../../platform/platform.ts';
-import {
-  type ArtifactRow,
-  changeArtifacts,
-  findArtifact,
-  pathConflicts,
-  upsertArtifact,
-} from './artifacts.queries.ts';
-import {
-  actorName,
-  admitsPath,
-  authorize,
-  can,
-  type RepositoriesContext,
-  repositoryHidden,
-} from './context.ts';
-import { extractFor, notifyStored } from './indexing.ts';
+import { artifactEvent } from './artifact-events.ts';
+import type { ArtifactRow } from './artifacts.queries.ts';
+import { actorName, authorize, can, type RepositoriesContext, repositoryHidden } from './context.ts';
 import { isInternalPath, reservedPath } from './internal-paths.ts';
+import { type PutBackFile, parkArtifacts, putBack } from './parked-artifacts.ts';
 import { RepoPath } from './repo-path.ts';
 import { findRepository, type RepoConfig } from './repositories.service.ts';
 import {
   deleteExpiredTrash,
   deleteTrashItems,
   findTrashItems,
-  insertTrashItems,
   listTrashPage,
   searchTrash,
   type TrashRow,
   trashLike,
   trashUsageRows,
 } from './trash.queries.ts';
+import { trashItems } from './trash.schema.ts';
 
 export const TRASH_EXPIRE_JOB = 'trash.expire';
 const DAY_MS = 24 * 3600 * 1000;
@@ -66,11 +53,15 @@ export async function moveToTrash(
   const policy = trashPolicy(ctx, repo);
   if (!policy.enabled || rows.length === 0) return false;
   const at = new Date(ctx.trash.now());
-  await insertTrashItems(tx, rows, {
-    by: actorName(principal),
-    at,
-    expiresAt: new Date(at.getTime() + policy.days * DAY_MS),
-  });
+  const expiresAt = new Date(at.getTime() + policy.days * DAY_MS);
+  const by = actorName(principal);
+  await parkArtifacts(tx, trashItems, rows, (r) => ({
+    modifiedAt: r.modifiedAt,
+    modifiedBy: r.modifiedBy,
+    deletedAt: at,
+    deletedBy: by,
+    expiresAt,
+  }));
   return true;
 }
 
@@ -106,10 +97,16 @@ export interface RestoreResult {
 
 /**
  * Restore (spec 001 §3): puts a trashed file, or every trashed file below a folder, back at its path — or
- * below `to` — with its bytes, properties and creation record, in one transaction; the repository's format
- * then regenerates what it derives (npm packument, PyPI simple page, Maven metadata), as after a deploy.
- * Refused with 409 when another file (other bytes) or a folder is at a target path now; nothing changes
- * then. Needs read on the trashed path and deploy (write) on every target path.
+ * below `to` — through the parking mechanism shared with the archive (`putBack`): bytes, properties and
+ * creation record kept, one transaction, the format's documents regenerated (npm packument, PyPI simple
+ * page, Maven metadata). Refused with 409 when another file (other bytes) or a folder is at a target path
+ * now; nothing changes then. Needs read on the trashed path and deploy (write) on every target path.
+ *
+ * Its event: `artifact.deployed` for each file written back (by the restorer). Artifactory's trash can
+ * is a repository and a restore moves the file out of it, but a webhook subscriber cannot resolve a
+ * source in the trash, and Artifactory's `artifact_lifecycle` events are its cold storage's (the
+ * archive's, which sends `artifact_lifecycle.restored`); for a subscriber a restored file is content
+ * stored at a path again, as a re-deploy is — so `deployed`, as the deleted file's `deleted` was.
  */
 export async function restoreFromTrash(
   ctx: RepositoriesContext,
@@ -132,80 +129,39 @@ export async function restoreFromTrash(
     const rest = item.path.slice(from.path === '' ? 0 : from.path.length + 1);
     return [to.path, rest].filter(Boolean).join('/');
   };
-  const plan: { item: TrashRow; path: string; same: boolean }[] = [];
+  const ids = new Map<PutBackFile, number>();
+  const files: PutBackFile[] = [];
   for (const item of items) {
     const path = targetPathOf(item);
     if (!path) throw new InvalidError('The target must name a path');
     if (isInternalPath(ctx, target.packageType, path)) throw reservedPath(target.packageType, path);
     await authorize(ctx, principal, 'write', target, path);
-    if (!admitsPath(target, path, ctx.formats))
-      throw new InvalidError(
-        `'${path}' is not accepted by repository '${target.key}' (include/exclude patterns)`,
-      );
-    const now = await findArtifact(ctx.db, target.id, path);
-    if (now && now.sha256 !== item.sha256)
-      throw new ConflictError(
-        `Cannot restore '${source.key}/${item.path}': another file is at '${target.key}/${path}' now. Delete or move it first, or restore to another path.`,
-        'ALREADY_EXISTS',
-      );
-    if (!(await ctx.blobs.stat(item.sha256)))
-      throw new NotFoundError(
-        `The stored bytes of '${source.key}/${item.path}' are gone: it cannot be restored`,
-      );
-    plan.push({ item, path, same: !!now });
+    const file: PutBackFile = { file: item, path, label: `${source.key}/${item.path}` };
+    ids.set(file, item.id);
+    files.push(file);
   }
-  const fresh = plan.filter((p) => !p.same).map((p) => p.path);
-  const conflicts = fresh.length > 0 ? await pathConflicts(ctx.db, target.id, fresh) : new Map();
-  for (const path of fresh) {
-    const c = conflicts.get(path);
-    if (c?.folder)
-      throw new ConflictError(
-        `Cannot restore to '${target.key}/${path}': it is a folder now`,
-        'ALREADY_EXISTS',
-      );
-    if (c?.fileAbove)
-      throw new ConflictError(
-        `Cannot restore to '${target.key}/${path}': '${c.fileAbove}' is a file now`,
-        'ALREADY_EXISTS',
-      );
-  }
-  const metas = new Map<string, PackageMetadata | null>();
-  for (const { item, path, same } of plan)
-    if (!same) metas.set(path, await extractFor(ctx, target, path, item));
-  await changeArtifacts(ctx.db, async (tx) => {
-    for (const { item, path, same } of plan) {
-      if (same) continue;
-      // Gone meanwhile (another restore, a clean): nothing of this restore happens.
-      if (await findArtifact(tx, target.id, path))
+  const by = actorName(principal);
+  await putBack(ctx, target, files, {
+    by,
+    release: async (tx, { restored }) => {
+      const removed = await deleteTrashItems(tx, [...ids.values()]);
+      if (removed !== ids.size)
         throw new ConflictError(
-          `Cannot restore '${source.key}/${item.path}': another file is at '${target.key}/${path}' now`,
-          'ALREADY_EXISTS',
+          'The trash changed while restoring (restored or deleted meanwhile): try again',
         );
-      await notifyStored(ctx, tx, target, path, item, metas.get(path) ?? null);
-      await upsertArtifact(tx, {
-        repositoryId: target.id,
-        path,
-        size: item.size,
-        sha256: item.sha256,
-        sha1: item.sha1,
-        md5: item.md5,
-        mimeType: item.mimeType,
-        properties: item.properties,
-        createdAt: item.createdAt,
-        createdBy: item.createdBy,
-        modifiedBy: actorName(principal),
-      });
-    }
-    const removed = await deleteTrashItems(
-      tx,
-      plan.map((p) => p.item.id),
-    );
-    if (removed !== plan.length)
-      throw new ConflictError('The trash changed while restoring (restored or deleted meanwhile): try again');
+      await publish(
+        tx,
+        ...restored.map((f) =>
+          artifactEvent(
+            'deployed',
+            { repoKey: target.key, path: f.path, sha256: f.file.sha256, size: f.file.size },
+            { by },
+          ),
+        ),
+      );
+    },
   });
-  const added = plan.filter((p) => !p.same).map((p) => p.path);
-  if (added.length > 0) await ctx.afterFormatChange(target, { added, deleted: [] });
-  return { repo: target, files: plan.map((p): [string, string] => [p.item.path, p.path]) };
+  return { repo: target, files: files.map((f): [string, string] => [f.file.path, f.path]) };
 }
 
 /** Delete Permanently (spec 001 §3): a trashed file or folder goes for good; needs delete permission on it. */

@@ -5,6 +5,7 @@ import { parseMetadata } from '../../formats/maven/index-builder.ts';
 import { makeTarball, publishDocument } from '../../formats/npm/test-support.ts';
 import { makeWheel, uploadForm } from '../../formats/pypi/test-dists.ts';
 import { queryRows } from '../../platform/db/index.ts';
+import { listEvents } from '../../platform/events/index.ts';
 import { basicAuth, createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../testing/index.ts';
 
 /**
@@ -192,6 +193,34 @@ describe('issue 21: the trash can', () => {
       request('POST', '/api/trash/restore/trash-gen/docs/report.txt?to=trash-gen/docs/report-old.txt'),
     );
     expect((await request('GET', '/repository/trash-gen/docs/report-old.txt')).body).toBe('first');
+  });
+
+  it('issue 21: a restore from the trash announces artifact.deployed (a re-deploy, by the restorer) and keeps the properties and creation record', async () => {
+    const url = '/repository/trash-gen/events/e.txt';
+    await ok(request('PUT', url, { payload: 'restored bytes' }), 201);
+    await ok(request('PUT', '/api/storage/trash-gen/events/e.txt?properties=qa=passed'), 204);
+    const before = await json(request('GET', '/api/storage/trash-gen/events/e.txt'));
+    await ok(request('DELETE', url), 204);
+    const db = t.app.granary.database.db;
+    const last = Math.max(0, ...(await listEvents(db)).map((e) => e.id));
+    await ok(request('POST', '/api/trash/restore/trash-gen/events/e.txt'));
+    const events = (await listEvents(db)).filter((e) => e.id > last);
+    expect(events.map((e) => [e.type, e.payload])).toEqual([
+      [
+        'artifact.deployed',
+        {
+          repo_key: 'trash-gen',
+          path: 'events/e.txt',
+          name: 'e.txt',
+          sha256: sha256('restored bytes'),
+          size: 14,
+          by: 'admin',
+        },
+      ],
+    ]);
+    const after = await json(request('GET', '/api/storage/trash-gen/events/e.txt?properties'));
+    expect(after.properties).toEqual({ qa: ['passed'] });
+    expect((await json(request('GET', '/api/storage/trash-gen/events/e.txt'))).created).toBe(before.created);
   });
 
   it('issue 21: a repository with its trash off deletes for real; the setting shows in its JSON', async () => {

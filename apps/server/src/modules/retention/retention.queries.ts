@@ -7,7 +7,6 @@ import { archivedArtifacts, artifactDownloadStats, retentionPolicies } from './r
 export type PolicyRow = typeof retentionPolicies.$inferSelect;
 export type PolicyInsert = typeof retentionPolicies.$inferInsert;
 export type ArchivedRow = typeof archivedArtifacts.$inferSelect;
-export type ArchivedInsert = typeof archivedArtifacts.$inferInsert;
 
 // ---------------------------------------------------------------------------------------------
 // Policies
@@ -219,29 +218,6 @@ export async function deleteDownloadStats(
 
 // ---------------------------------------------------------------------------------------------
 // The archive
-
-export async function insertArchived(tx: Executor, rows: ArchivedInsert[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx
-    .insert(archivedArtifacts)
-    .values(rows)
-    .onConflictDoUpdate({
-      target: [archivedArtifacts.repositoryId, archivedArtifacts.path],
-      set: {
-        size: sql`excluded.size`,
-        sha256: sql`excluded.sha256`,
-        sha1: sql`excluded.sha1`,
-        md5: sql`excluded.md5`,
-        mimeType: sql`excluded.mime_type`,
-        properties: sql`excluded.properties`,
-        createdAt: sql`excluded.created_at`,
-        createdBy: sql`excluded.created_by`,
-        archivedAt: sql`excluded.archived_at`,
-        archivedBy: sql`excluded.archived_by`,
-        policy: sql`excluded.policy`,
-      },
-    });
-}
 
 export async function findArchivedAt(
   db: Executor,

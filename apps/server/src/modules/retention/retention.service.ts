@@ -23,6 +23,8 @@ import {
   deleteArtifacts,
   findRepository,
   listRepositories,
+  parkArtifacts,
+  putBack,
   type RepoConfig,
   RepoPath,
   type RepositoriesContext,
@@ -41,7 +43,6 @@ import {
   findArchivedAt,
   findPolicy,
   findPolicyByName,
-  insertArchived,
   insertPolicy,
   listPolicies,
   type PolicyRow,
@@ -49,6 +50,7 @@ import {
   updatePolicy,
   versionsOfRepository,
 } from './retention.queries.ts';
+import { archivedArtifacts } from './retention.schema.ts';
 
 export interface RetentionContext {
   db: Db;
@@ -325,26 +327,14 @@ export async function archiveFiles(
       size: file.size,
     });
   }
+  const archivedAt = new Date(ctx.now());
   const taken = await takeOutArtifacts(ctx.repositories, repo, paths, async (tx, rows) => {
-    await insertArchived(
-      tx,
-      rows.map((r) => ({
-        repositoryId: repo.id,
-        repoKey: repo.key,
-        path: r.path,
-        size: r.size,
-        sha256: r.sha256,
-        sha1: r.sha1,
-        md5: r.md5,
-        mimeType: r.mimeType,
-        properties: r.properties,
-        createdAt: r.createdAt,
-        createdBy: r.createdBy,
-        archivedAt: new Date(ctx.now()),
-        archivedBy: by,
-        policy,
-      })),
-    );
+    await parkArtifacts(tx, archivedArtifacts, rows, () => ({
+      repoKey: repo.key,
+      archivedAt,
+      archivedBy: by,
+      policy,
+    }));
     await publish(tx, ...rows.map((r) => lifecycleEvent('archived', { ...r, repoKey: repo.key }, by)));
   });
   return taken.length;
@@ -391,9 +381,10 @@ export async function searchArchive(
 }
 
 /**
- * Restores archived files to their paths: the identical bytes back to the main store, deployed as the
- * same file was (properties kept), the format's documents regenerated as after a deploy; refused (409)
- * when something is stored at the path now. One `artifact_lifecycle.restored` event each.
+ * Restores archived files to their paths through the parking mechanism the trash shares
+ * (`putBack`): the identical bytes back to the main store (verified by their sha256), the rows as they
+ * were (properties and creation record kept), the format's documents regenerated as after a deploy;
+ * refused (409) when another file is stored at the path now. One `artifact_lifecycle.restored` event each.
  */
 export async function restoreArchived(
   ctx: RetentionContext,
@@ -408,23 +399,27 @@ export async function restoreArchived(
       if (!row) throw new NotFoundError(`Archived file '${id}' not found`);
       const repo = await findRepository(ctx.db, row.repoKey);
       if (!repo) throw new NotFoundError(`Repository '${row.repoKey}' no longer exists`);
-      const handle = createSystemHandle(ctx.repositories, repo);
-      if (await handle.stat(row.path))
-        throw new ConflictError(
-          `'${row.path}' is stored in repository '${repo.key}' now: delete or move it first`,
-        );
-      const bytes = Readable.from(await archive.get(row.sha256));
-      await handle.deploy(row.path, bytes, {
-        expected: { sha256: row.sha256, size: row.size },
-        properties: row.properties as Record<string, string[]>,
-        noOverwrite: true,
-        derived: true,
-      });
-      await ctx.db.transaction(async (tx) => {
-        await deleteArchived(tx, row.id);
-        await publish(tx, lifecycleEvent('restored', row, by));
-      });
-      await ctx.repositories.afterFormatChange(repo, { added: [row.path] });
+      await putBack(
+        ctx.repositories,
+        repo,
+        [{ file: row, path: row.path, label: `${repo.key}/${row.path}` }],
+        {
+          by,
+          fetchBytes: async (file) =>
+            (
+              await ctx.repositories.blobs.put(
+                Readable.from(await archive.get(file.sha256)),
+                { sha256: file.sha256, size: file.size },
+                { holdReason: 'archive restore' },
+              )
+            ).hold,
+          release: async (tx) => {
+            if (!(await deleteArchived(tx, row.id)))
+              throw new ConflictError(`'${row.path}' was restored meanwhile`);
+            await publish(tx, lifecycleEvent('restored', row, by));
+          },
+        },
+      );
       if (!(await archivedHolds(ctx.db, row.sha256))) await archive.delete(row.sha256);
       answer.restored.push({ id, repoKey: repo.key, path: row.path });
     } catch (err) {
