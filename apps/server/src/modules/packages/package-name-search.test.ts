@@ -7,6 +7,7 @@ import {
   type TestApp,
   testEngine,
 } from '../../testing/index.ts';
+import { SPARSE_NAME_MATCHES } from './packages.queries.ts';
 import { indexStoredFile } from './packages.service.ts';
 
 const ADMIN = basicAuth('admin', TEST_ADMIN_PASSWORD);
@@ -121,6 +122,27 @@ describe(`package name search (${testEngine})`, () => {
     expect(new Set(names(await list({ n: 'widget', s: 'downloads' })))).toEqual(
       new Set([...PREFIX, ...ANYWHERE]),
     );
+  });
+
+  it('issue 22: a term that matches many names (the dense case, past SPARSE_NAME_MATCHES) lists and pages them in name order too', async () => {
+    const db = t.app.granary.database.db;
+    await db.execute(sql`
+      insert into packages (repository_id, package_type, name, latest_version, versions_count)
+      select (select id from repositories where key = 'npm-search'), 'npm',
+        'q-dense-' || lpad(i::text, 5, '0'), '1.0.0', 1
+      from generate_series(1, ${SPARSE_NAME_MATCHES + 1}) i`);
+    try {
+      const expected = Array.from({ length: 150 }, (_, i) => `q-dense-${String(i + 1).padStart(5, '0')}`);
+      const first = await list({ n: 'dense', l: 100 });
+      expect(names(first)).toEqual(expected.slice(0, 100));
+      expect(first.pageInfo.hasNextPage).toBe(true);
+      const second = await list({ n: 'dense', l: 50, c: first.pageInfo.endCursor });
+      expect(names(second)).toEqual(expected.slice(100, 150));
+      // and the sparse case beside it: one of them, matched anywhere
+      expect(names(await list({ n: 'nse-00042' }))).toEqual(['q-dense-00042']);
+    } finally {
+      await db.execute(sql`delete from packages where name like 'q-dense-%'`);
+    }
   });
 
   it('spec 001 §5: a term under 3 characters (besides * and ?) stays a prefix search', async () => {

@@ -35,6 +35,7 @@ import {
   type PackageListRow,
   packageKeysInSortOrder,
   packageRowsInNameOrder,
+  packageRowsMatchingAnywhere,
   packageRowsNamed,
   versionRowsWhere,
   versionSummaries,
@@ -101,7 +102,10 @@ export class PackageReader {
         // Name order: the rows themselves, straight off the name index; a package in several
         // repositories is several consecutive rows.
         const fetchN = want + 4;
-        pkgRows = await packageRowsInNameOrder(this.db, whereSql, ascending, fetchN);
+        pkgRows =
+          rank === 1
+            ? await packageRowsMatchingAnywhere(this.db, whereSql, ascending, fetchN)
+            : await packageRowsInNameOrder(this.db, whereSql, ascending, fetchN);
         exhausted = pkgRows.length < fetchN;
         keys = [];
         for (const r of pkgRows) {
