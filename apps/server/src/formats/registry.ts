@@ -1,6 +1,8 @@
 import { EXCLUDED_PACKAGE_TYPES, PACKAGE_TYPE_ALIASES } from '@granary/contracts';
+import { cargoFormat } from './cargo/index.ts';
 import { dockerFormat } from './docker/index.ts';
 import { genericFormat } from './generic/index.ts';
+import { goFormat } from './go/index.ts';
 import { gradleFormat, mavenFormat } from './maven/index.ts';
 import { npmFormat } from './npm/index.ts';
 import { pypiFormat } from './pypi/index.ts';
@@ -14,6 +16,8 @@ const FORMATS: readonly PackageFormat[] = [
   pypiFormat,
   mavenFormat,
   gradleFormat,
+  goFormat,
+  cargoFormat,
 ];
 
 export interface FormatRegistry {

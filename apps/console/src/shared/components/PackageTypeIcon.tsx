@@ -1,8 +1,10 @@
 import {
   AppstoreOutlined,
   BuildOutlined,
+  CodeOutlined,
   DockerOutlined,
   FileOutlined,
+  InboxOutlined,
   JavaOutlined,
   JavaScriptOutlined,
   PythonOutlined,
@@ -17,6 +19,8 @@ const ICONS: Record<string, ReactNode> = {
   pypi: <PythonOutlined />,
   maven: <JavaOutlined />,
   gradle: <BuildOutlined />,
+  cargo: <InboxOutlined />,
+  go: <CodeOutlined />,
 };
 
 export function PackageTypeIcon({ icon, size = 28 }: { icon: string; size?: number }) {

@@ -26,6 +26,10 @@ function parseBasic(header: string): { name: string; password: string } | null {
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** A Granary access token or API key sent bare (`Authorization: grn_…`), as cargo sends its registry token. */
+const rawToken = (header: string) =>
+  header.startsWith(TOKEN_PREFIX) && !/\s/.test(header) ? [header, header] : null;
+
 /** The one-time code a request carries for a step-up (issue 12 §2): `X-Granary-OTP`, or npm's `npm-otp`. */
 export function readOtp(request: FastifyRequest): string | undefined {
   for (const name of [OTP_HEADER.toLowerCase(), 'npm-otp']) {
@@ -67,7 +71,8 @@ export function registerAuthentication(app: FastifyInstance, ctx: AccessContext)
       return;
     }
     const meta = { ip: request.ip, requestId: request.id };
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    // Issue 23: cargo sends its registry token as the whole header, no scheme.
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header) ?? rawToken(header);
     if (bearer?.[1] === ANONYMOUS_BEARER_TOKEN) return;
     if (bearer) {
       const result = await authenticateToken(ctx, bearer[1]!);

@@ -107,7 +107,15 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
       remoteRepoKeys: string[];
       virtualRepoKeys: string[];
     }[];
-    expect(model.map((m) => m.repoType).sort()).toEqual(['docker', 'gradle', 'maven', 'npm', 'pypi']);
+    expect(model.map((m) => m.repoType).sort()).toEqual([
+      'cargo',
+      'docker',
+      'go',
+      'gradle',
+      'maven',
+      'npm',
+      'pypi',
+    ]);
     expect(model.find((m) => m.repoType === 'maven')).toMatchObject({
       localRepoKeys: ['maven-local', 'maven-snapshot-local'],
       remoteRepoKeys: ['maven-remote'],

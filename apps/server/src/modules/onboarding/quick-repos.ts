@@ -19,6 +19,8 @@ export const DEFAULT_UPSTREAMS: Readonly<Record<string, string>> = {
   maven: 'https://repo1.maven.org/maven2',
   gradle: 'https://repo1.maven.org/maven2',
   docker: 'https://registry-1.docker.io',
+  go: 'https://proxy.golang.org',
+  cargo: 'https://index.crates.io',
 };
 
 const MAVEN_LIKE = new Set(['maven', 'gradle']);
@@ -30,6 +32,8 @@ const LAYOUTS: Readonly<Record<string, string>> = {
   npm: 'npm-default',
   pypi: 'simple-default',
   docker: 'simple-default',
+  go: 'go-default',
+  cargo: 'cargo-default',
 };
 
 /** Parses `npm=http://…,docker=http://…` into a map of upstream overrides. */

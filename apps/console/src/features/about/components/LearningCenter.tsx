@@ -19,6 +19,9 @@ const FORMAT_GUIDES: Record<string, string> = {
   maven:
     'Add the repository to ~/.m2/settings.xml to resolve from it, and to distributionManagement in your pom.xml to mvn deploy to it.',
   gradle: 'Resolve from the repository and publish to it with the Groovy or Kotlin DSL snippets.',
+  cargo:
+    'Add the registry to .cargo/config.toml (sparse index), cargo login --registry granary, then cargo publish and cargo add from it.',
+  go: 'Set GOPROXY to the repository (credentials in ~/.netrc), GONOSUMDB for private modules, and deploy module zips with curl -T.',
   docker:
     'docker login, then pull and push images named HOST/{repository}/{image}:{tag} (or copy them with skopeo).',
   generic: 'Deploy any file with curl -T and download it with curl -O.',
