@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { apiCall, mainAdminPassword, mainBaseURL, signIn } from '../support/console.ts';
+import { apiCall, mainAdminPassword, mainBaseURL, signInByApi } from '../support/console.ts';
 import { expect, test } from '../support/fixtures.ts';
 
 /** Opens the `docs` folder in the repository tree (a deep link selects the file without unfolding it). */
@@ -31,7 +31,8 @@ test.describe('issue 21: the trash can in the console', () => {
     saveScreenshot,
     expectAccessible,
   }) => {
-    await signIn(page, mainBaseURL(), 'admin', mainAdminPassword());
+    // One page load: signed in by the login call, then the tree, the trash and back by the console's links.
+    await signInByApi(page, mainBaseURL(), 'admin', mainAdminPassword());
     await page.goto(`/ui/repos/tree/General/${REPO}/docs/${FILE}`);
     await expect(page.getByRole('heading', { level: 2, name: FILE })).toBeVisible();
     await openDocs(page);
@@ -54,7 +55,8 @@ test.describe('issue 21: the trash can in the console', () => {
 
     await row.getByRole('button', { name: `Restore docs/${FILE}` }).click();
     await expect(page.getByText(`Nothing in the trash matches "${FILE}"`)).toBeVisible();
-    await page.goto(`/ui/repos/tree/General/${REPO}/docs/${FILE}`);
+    // the success message links to the restored file in the tree
+    await page.getByRole('link', { name: `${REPO}/docs/${FILE}` }).click();
     await expect(page.getByRole('heading', { level: 2, name: FILE })).toBeVisible();
     await openDocs(page);
     await expect(page.getByRole('treeitem', { name: FILE })).toBeVisible();

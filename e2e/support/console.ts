@@ -67,6 +67,20 @@ export async function signIn(
   await expect(page).toHaveURL(landing);
 }
 
+/**
+ * Signs the page's browser context in through the console's login call (`POST /ui/api/v1/ui/auth/login`),
+ * without loading the login page: for specs whose subject is not the sign-in itself (it has specs of its own).
+ */
+export async function signInByApi(
+  page: Page,
+  baseURL: string,
+  user: string,
+  password: string,
+): Promise<void> {
+  const answer = await page.request.post(`${baseURL}/ui/api/v1/ui/auth/login`, { data: { user, password } });
+  expect(answer.status(), await answer.text()).toBe(200);
+}
+
 /** The labels of the open user menu (the sidebars' menus are menus too, so only the open dropdown's). */
 export async function openUserMenu(page: Page, user: string): Promise<string[]> {
   await page

@@ -2,6 +2,8 @@ import {
   type ArtifactActions,
   artifactActionsSchema,
   copyMoveAnswerSchema,
+  type DownloadStats,
+  downloadStatsSchema,
   storageInfoSchema,
   storagePropertiesSchema,
   zapAnswerSchema,
@@ -22,6 +24,7 @@ export const treeKeys = {
   repositories: ['tree', 'repositories'] as const,
   info: (repo: string, path: string) => ['tree', 'info', repo, path] as const,
   properties: (repo: string, path: string) => ['tree', 'properties', repo, path] as const,
+  stats: (repo: string, path: string) => ['tree', 'stats', repo, path] as const,
   actions: (repo: string, path: string) => ['tree', 'actions', repo, path] as const,
   setMeUp: (repo: string) => ['tree', 'setMeUp', repo] as const,
 };
@@ -45,6 +48,26 @@ export const storageInfoQueryOptions = (repo: string, path: string) =>
   queryOptions({
     queryKey: treeKeys.info(repo, path),
     queryFn: ({ signal }) => restApi.get(`storage/${at(repo, path)}`, storageInfoSchema, { signal }),
+  });
+
+/**
+ * Issue 21: a file's download statistics (Artifactory's `GET /api/storage/{repo}/{path}?stats`); null when
+ * the server has none for it (a 404, e.g. a folder).
+ */
+export const downloadStatsQueryOptions = (repo: string, path: string) =>
+  queryOptions({
+    queryKey: treeKeys.stats(repo, path),
+    queryFn: async ({ signal }): Promise<DownloadStats | null> => {
+      try {
+        return await restApi.get(`storage/${at(repo, path)}`, downloadStatsSchema, {
+          signal,
+          query: { stats: '' },
+        });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
   });
 
 /** A file's properties; none is an empty object (the storage API answers 404 then). */

@@ -5,7 +5,10 @@ export interface PolicyFormValues {
   name: string;
   description: string;
   enabled: boolean;
+  /** Issue 21: a policy applies to repositories it names, or to every local repository of one project. */
+  scope: 'repositories' | 'project';
   repositories: string[];
+  projectKey: string | null;
   action: 'delete' | 'archive';
   intervalHours: number | null;
   keepLastVersions: number | null;
@@ -23,7 +26,9 @@ export const EMPTY_POLICY: PolicyFormValues = {
   name: '',
   description: '',
   enabled: true,
+  scope: 'repositories',
   repositories: [],
+  projectKey: null,
   action: 'delete',
   intervalHours: 24,
   keepLastVersions: null,
@@ -51,7 +56,9 @@ export function toFormValues(p: RetentionPolicy): PolicyFormValues {
     name: p.name,
     description: p.description,
     enabled: p.enabled,
+    scope: p.repositories.length === 0 && p.projectKey ? 'project' : 'repositories',
     repositories: p.repositories,
+    projectKey: p.projectKey,
     action: p.action,
     intervalHours: p.intervalHours,
     ...p.rules,
@@ -65,8 +72,8 @@ export function toPolicyInput(v: PolicyFormValues): RetentionPolicyInput {
     name: v.name.trim(),
     description: v.description ?? '',
     enabled: v.enabled,
-    repositories: v.repositories,
-    projectKey: null,
+    repositories: v.scope === 'project' ? [] : v.repositories,
+    projectKey: v.scope === 'project' ? (v.projectKey ?? null) : null,
     action: v.action,
     intervalHours: num(v.intervalHours),
     rules: {

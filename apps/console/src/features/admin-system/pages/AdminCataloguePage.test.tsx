@@ -39,3 +39,15 @@ describe('issue 22: disabled catalogue entries', () => {
     expect(screen.getByRole('link', { name: 'Single sign-on' })).toBeTruthy();
   });
 });
+
+describe('issue 21: storage lifecycle entries of the catalogue', () => {
+  it('issue 21: Storage and Cleanup Policies are links to their pages', async () => {
+    renderApp('/admin/artifactory/list');
+    expect((await screen.findByRole('link', { name: 'Storage' })).getAttribute('href')).toBe(
+      '/ui/admin/storage',
+    );
+    expect(screen.getByRole('link', { name: 'Cleanup Policies' }).getAttribute('href')).toBe(
+      '/ui/admin/repositories/cleanup-policies',
+    );
+  });
+});

@@ -1,9 +1,14 @@
+import type { DownloadStats } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Card, Descriptions, Flex, Skeleton, Tabs, Tag, Typography } from 'antd';
 import { CopyableValue } from '../../../shared/components/CopyableValue.tsx';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import { SetMeUpTab } from '../../../shared/components/SetMeUpTab.tsx';
-import { artifactActionsQueryOptions, storageInfoQueryOptions } from '../queries.ts';
+import {
+  artifactActionsQueryOptions,
+  downloadStatsQueryOptions,
+  storageInfoQueryOptions,
+} from '../queries.ts';
 import { ArtifactActionsBar } from './ArtifactActionsBar.tsx';
 import { PermissionsTab } from './PermissionsTab.tsx';
 import { PropertiesTab } from './PropertiesTab.tsx';
@@ -22,6 +27,28 @@ const formatSize = (bytes: number) => {
 };
 const when = (iso?: string) => (iso ? new Date(iso).toLocaleString() : '—');
 
+/**
+ * Issue 21: "Downloads" and "Last downloaded" (with by whom when the server knows) from `?stats`. The
+ * server writes its counts in batches, so a download shows up here within about a minute.
+ */
+function downloadItems(stats: DownloadStats | null | undefined, pending: boolean, failed: boolean) {
+  const unknown = pending ? 'Loading…' : failed ? 'Unavailable' : '—';
+  if (!stats) {
+    return [
+      { key: 'downloads', label: 'Downloads', children: unknown },
+      { key: 'lastDownloaded', label: 'Last downloaded', children: unknown },
+    ];
+  }
+  const last =
+    stats.lastDownloaded > 0
+      ? `${new Date(stats.lastDownloaded).toLocaleString()}${stats.lastDownloadedBy ? ` by ${stats.lastDownloadedBy}` : ''}`
+      : 'Never';
+  return [
+    { key: 'downloads', label: 'Downloads', children: stats.downloadCount.toLocaleString() },
+    { key: 'lastDownloaded', label: 'Last downloaded', children: last },
+  ];
+}
+
 export interface ArtifactDetailsProps {
   target: TreeRef;
   /** Select another node (after a move or a delete), or none. */
@@ -32,6 +59,8 @@ export interface ArtifactDetailsProps {
 export function ArtifactDetails({ target, onNavigate }: ArtifactDetailsProps) {
   const info = useQuery(storageInfoQueryOptions(target.repo, target.path));
   const actions = useQuery(artifactActionsQueryOptions(target.repo, target.path));
+  const isFileTarget = actions.data?.kind === 'file';
+  const stats = useQuery({ ...downloadStatsQueryOptions(target.repo, target.path), enabled: isFileTarget });
   const name = target.path ? (target.path.split('/').at(-1) ?? target.path) : target.repo;
 
   if (info.isError || actions.isError) {
@@ -89,6 +118,7 @@ export function ArtifactDetails({ target, onNavigate }: ArtifactDetailsProps) {
                   label: 'Last modified',
                   children: `${when(data.lastModified)}${data.modifiedBy ? ` by ${data.modifiedBy}` : ''}`,
                 },
+                ...downloadItems(stats.data, stats.isPending, stats.isError),
               ]
             : [{ key: 'children', label: 'Entries', children: String(data.children?.length ?? 0) }]),
         ]}

@@ -62,7 +62,17 @@ function DryRunTable({ result }: { result: RetentionDryRun }) {
 
 /** Issue 21: cleanup and retention policies — list, Dry run preview, Run now, delete. */
 export function PoliciesPage() {
-  const policies = useQuery(policiesQueryOptions());
+  // After Run now, the list is read again every 2 s until the policy's run is over (its last run changes),
+  // so its outcome shows without a reload (for 5 minutes at most: a run that never ends stops the polling).
+  const [running, setRunning] = useState<{ id: string; since: string | null; at: number } | null>(null);
+  const stillRunning = (list: RetentionPolicy[] | undefined) =>
+    running !== null &&
+    Date.now() - running.at < 5 * 60_000 &&
+    list?.find((p) => p.id === running.id)?.lastRunAt === running.since;
+  const policies = useQuery({
+    ...policiesQueryOptions(),
+    refetchInterval: (query) => (stillRunning(query.state.data) ? 2000 : false),
+  });
   const navigate = useNavigate();
   const { message } = App.useApp();
   const dryRun = useDryRunMutation();
@@ -77,7 +87,10 @@ export function PoliciesPage() {
     });
   const onRunNow = (policy: RetentionPolicy) =>
     runNow.mutate(policy.id, {
-      onSuccess: () => message.success(`Policy ${policy.name} is running in the background`),
+      onSuccess: () => {
+        setRunning({ id: policy.id, since: policy.lastRunAt, at: Date.now() });
+        message.success(`Policy ${policy.name} is running in the background`);
+      },
       onError: (e) => message.error(e.message),
     });
 
@@ -109,7 +122,12 @@ export function PoliciesPage() {
               dataIndex: 'name',
               render: (name: string, p) => <Link to={`${POLICIES_PATH}/edit/${enc(p.id)}`}>{name}</Link>,
             },
-            { title: 'Repositories', dataIndex: 'repositories', render: (r: string[]) => r.join(', ') },
+            {
+              title: 'Repositories',
+              dataIndex: 'repositories',
+              render: (r: string[], p) =>
+                r.length === 0 && p.projectKey ? `Project ${p.projectKey}` : r.join(', '),
+            },
             {
               title: 'Action',
               dataIndex: 'action',
@@ -123,7 +141,15 @@ export function PoliciesPage() {
               title: 'Schedule',
               render: (_: unknown, p) => (p.enabled ? scheduleLabel(p.intervalHours) : 'Disabled'),
             },
-            { title: 'Last run', render: (_: unknown, p) => <LastRun policy={p} /> },
+            {
+              title: 'Last run',
+              render: (_: unknown, p) =>
+                running?.id === p.id && stillRunning(policies.data) ? (
+                  <Tag color="processing">Running…</Tag>
+                ) : (
+                  <LastRun policy={p} />
+                ),
+            },
             {
               title: 'Actions',
               render: (_: unknown, p) => (

@@ -15,6 +15,7 @@ import {
 } from 'antd';
 import { useNavigate, useParams } from 'react-router';
 import { AdminPage, QueryState } from '../../../shared/components/AdminPage.tsx';
+import { projectsQueryOptions } from '../../../shared/session/projects.ts';
 import {
   EMPTY_POLICY,
   hasRemovingRule,
@@ -54,6 +55,7 @@ function PolicyForm({ initial, id }: { initial: PolicyFormValues; id?: string })
   const { message } = App.useApp();
   const save = useSavePolicyMutation(id);
   const repositories = useQuery(localRepositoriesQueryOptions());
+  const projects = useQuery(projectsQueryOptions());
   const retention = useRetentionEnabled();
 
   const onFinish = (values: PolicyFormValues) => {
@@ -87,21 +89,52 @@ function PolicyForm({ initial, id }: { initial: PolicyFormValues; id?: string })
         <Form.Item name="description" label="Description" htmlFor="policy-description">
           <Input id="policy-description" />
         </Form.Item>
-        <Form.Item
-          name="repositories"
-          label="Repositories"
-          htmlFor="policy-repositories"
-          rules={[{ required: true, message: MANDATORY }]}
-        >
-          <Select
-            id="policy-repositories"
-            mode="multiple"
-            loading={repositories.isPending}
-            options={(repositories.data ?? []).map((r) => ({
-              value: r.key,
-              label: `${r.key} (${r.packageType})`,
-            }))}
-          />
+        <Form.Item name="scope" label="Applies to">
+          <Radio.Group>
+            <Radio value="repositories">Chosen repositories</Radio>
+            <Radio value="project">A project's repositories</Radio>
+          </Radio.Group>
+        </Form.Item>
+        <Form.Item noStyle dependencies={['scope']}>
+          {({ getFieldValue }) =>
+            getFieldValue('scope') === 'project' ? (
+              <Form.Item
+                name="projectKey"
+                label="Project"
+                htmlFor="policy-project"
+                extra="Every local repository of the project, including those added later."
+                rules={[{ required: true, message: MANDATORY }]}
+              >
+                <Select
+                  id="policy-project"
+                  showSearch
+                  loading={projects.isPending}
+                  optionFilterProp="label"
+                  options={(projects.data ?? []).map((p) => ({
+                    value: p.project_key,
+                    label: `${p.display_name} (${p.project_key})`,
+                  }))}
+                />
+              </Form.Item>
+            ) : (
+              <Form.Item
+                name="repositories"
+                label="Repositories"
+                htmlFor="policy-repositories"
+                rules={[{ required: true, message: MANDATORY }]}
+              >
+                <Select
+                  id="policy-repositories"
+                  mode="multiple"
+                  loading={repositories.isPending}
+                  options={(repositories.data ?? []).map((r) => ({
+                    value: r.key,
+                    label: `${r.key} (${r.packageType})`,
+                  }))}
+                />
+              </Form.Item>
+            )
+          }
         </Form.Item>
         <Form.Item name="action" label="Action">
           <Radio.Group>

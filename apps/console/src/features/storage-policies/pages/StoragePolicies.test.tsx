@@ -92,6 +92,92 @@ describe('issue 21: cleanup policies', () => {
   });
 });
 
+describe('issue 21: Run now', () => {
+  it('issue 21: after Run now the list shows the run as running, then its outcome, without a reload', async () => {
+    let ran = false;
+    server.use(
+      http.get(restUrl('retention/policies'), () =>
+        HttpResponse.json({
+          policies: [
+            ran
+              ? {
+                  ...policy,
+                  lastRunAt: '2026-01-02T00:00:00.000Z',
+                  lastResult: {
+                    dryRun: false,
+                    candidates: 3,
+                    bytes: 3072,
+                    done: 3,
+                    failed: 0,
+                    at: '2026-01-02T00:00:00.000Z',
+                  },
+                }
+              : policy,
+          ],
+        }),
+      ),
+      http.post(restUrl(`retention/policies/${policy.id}/run`), () => HttpResponse.json({ queued: true })),
+    );
+    renderApp('/admin/repositories/cleanup-policies');
+    const row = (await screen.findByRole('link', { name: 'npmOld' }, { timeout: 10_000 })).closest('tr')!;
+    expect(within(row).getByText('Never')).toBeTruthy();
+    fireEvent.click(within(row).getByRole('button', { name: 'Run now' }));
+    // the confirmation's own "Run now"
+    await waitFor(() => expect(screen.getAllByRole('button', { name: 'Run now' })).toHaveLength(2));
+    fireEvent.click(screen.getAllByRole('button', { name: 'Run now' })[1]!);
+    expect(await screen.findByText('Running…', undefined, { timeout: 5000 })).toBeTruthy();
+    ran = true;
+    expect(await screen.findByText('3 removed, 3.0 KB', undefined, { timeout: 6000 })).toBeTruthy();
+    expect(screen.queryByText('Running…')).toBeNull();
+  });
+});
+
+describe('issue 21: a cleanup policy scoped to a project', () => {
+  it("issue 21: the policy form applies a policy to a project's repositories (projectKey, no repository list)", async () => {
+    let body: Record<string, unknown> | undefined;
+    server.use(
+      http.get(apiUrl('projects'), () =>
+        HttpResponse.json([
+          {
+            project_key: 'team1',
+            display_name: 'Team One',
+            description: '',
+            admin_privileges: { manage_members: true, manage_resources: true, index_resources: true },
+            storage_quota_bytes: null,
+          },
+        ]),
+      ),
+      http.get(restUrl('repositories'), () =>
+        HttpResponse.json([
+          { key: 'npm-local', type: 'LOCAL', packageType: 'Npm', url: '', description: '' },
+        ]),
+      ),
+      http.get(restUrl('retention/policies'), () =>
+        HttpResponse.json({ policies: body ? [{ ...policy, ...body, id: 'p2' }] : [] }),
+      ),
+      http.post(restUrl('retention/policies'), async ({ request }) => {
+        body = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({ ...policy, ...body, id: 'p2', name: 'teamOld' });
+      }),
+    );
+    renderApp('/admin/repositories/cleanup-policies/new');
+    fireEvent.change(await screen.findByLabelText('Name', undefined, { timeout: 10_000 }), {
+      target: { value: 'teamOld' },
+    });
+    fireEvent.click(screen.getByRole('radio', { name: "A project's repositories" }));
+    // (the top bar has a project selector too)
+    fireEvent.mouseDown(await screen.findByLabelText('Project', { selector: '#policy-project' }));
+    fireEvent.click(await screen.findByTitle('Team One (team1)'));
+    fireEvent.change(screen.getByLabelText('Versions older than'), { target: { value: '90' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create' }));
+    await waitFor(() => expect(body).toBeDefined(), { timeout: 5000 });
+    expect(body).toMatchObject({ name: 'teamOld', projectKey: 'team1', repositories: [] });
+    expect(body).toMatchObject({ rules: { olderThanDays: 90 } });
+    // back on the list, the project is the policy's scope
+    expect(await screen.findByText('Project team1', undefined, { timeout: 5000 })).toBeTruthy();
+  });
+});
+
 describe('spec 001 §4/§8/§9: the retention feature status and the Archive search', () => {
   it('spec 001 §2: the Archive search lists archived files and restores the chosen ones', async () => {
     let restored: string[] = [];

@@ -1,11 +1,11 @@
 import type { StorageGcResult, StorageGcStatus, StorageHistory, StorageSummary } from '@granary/contracts';
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse, http } from 'msw';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { renderApp } from '../../../shared/test/renderApp.tsx';
 import { apiUrl, server } from '../../../shared/test/server.ts';
 import { userData } from '../../../shared/test/users.ts';
-import { growthSeries, usageSeries } from '../components/StorageCharts.tsx';
+import { growthSeries, StorageCharts, usageSeries } from '../components/StorageCharts.tsx';
 
 const summary: StorageSummary = {
   binariesSummary: {
@@ -130,7 +130,7 @@ beforeEach(() => {
   server.use(
     http.get(apiUrl('ui/auth/current'), () => HttpResponse.json(userData())),
     http.get(apiUrl('ui/storagesummary'), () => HttpResponse.json(summary)),
-    // The charts (a canvas library) are drawn in the browser test (e2e/console/storage.spec.ts), not here.
+    // The page's own tests leave the charts out; they are drawn (SVG) in the test of their own below.
     http.get(apiUrl('ui/storagesummary/history'), () =>
       HttpResponse.json(
         { errors: [{ status: 503, code: 'UNAVAILABLE', message: 'later' }] },
@@ -181,5 +181,41 @@ describe('storage page (issue 21)', () => {
       { day: '2026-11-24', repository: 'npm-local', bytes: 500 },
     ]);
     expect(growthSeries(history)).toEqual([{ day: '2026-11-24', growth: 3000 }]);
+  });
+
+  it('issue 21: the three charts are drawn (SVG) with a summary and their numbers in a table beside each', () => {
+    render(<StorageCharts summary={summary} history={history} />);
+    const usage = screen.getByRole('img', { name: 'Usage by repository over time' });
+    // one line per repository, a point per day
+    expect(usage.querySelectorAll('path')).toHaveLength(2);
+    expect(usage.querySelectorAll('circle')).toHaveLength(4);
+    expect(usage.querySelector('circle title')?.textContent).toBe('libs-local, 2026-11-23: 1000 B');
+    // round ticks in binary units
+    expect([...usage.querySelectorAll('svg > g text')].map((t) => t.textContent)).toEqual([
+      '0 B',
+      '1.0 KB',
+      '2.0 KB',
+      '3.0 KB',
+      '4.0 KB',
+    ]);
+    expect(
+      screen.getByText(
+        /^2 series over 2 days \(2026-11-23 to 2026-11-24\); on 2026-11-24: libs-local 3.9 KB, npm-local 500 B$/,
+      ),
+    ).toBeTruthy();
+    const types = screen.getByRole('img', { name: 'Usage by package type' });
+    expect(types.querySelectorAll('path')).toHaveLength(2);
+    expect(screen.getByText('maven 4.0 MB (80 %), npm 1.0 MB (20 %)')).toBeTruthy();
+    const growth = screen.getByRole('img', { name: 'Daily growth of the storage used' });
+    expect(growth.querySelectorAll('rect')).toHaveLength(1);
+    // the tables hold the same numbers (read by screen readers)
+    const table = screen.getByRole('table', { name: 'Usage by package type' });
+    expect(
+      within(table)
+        .getAllByRole('row')
+        .map((r) => r.textContent),
+    ).toEqual(['Package typeFilesUsedShare', 'maven44.0 MB80 %', 'npm11.0 MB20 %']);
+    const daily = screen.getByRole('table', { name: 'Daily growth of the storage used' });
+    expect(within(daily).getAllByRole('row')[1]!.textContent).toBe('2026-11-24+2.9 KB');
   });
 });

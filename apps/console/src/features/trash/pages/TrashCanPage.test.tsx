@@ -64,8 +64,8 @@ describe('issue 21 Trash Can page', () => {
     fireEvent.change(search, { target: { value: 'report' } });
     fireEvent.keyDown(search, { key: 'Enter', code: 'Enter' });
     await waitFor(() => expect(searched).toContain('report'));
-    const row = (await screen.findByText('report.txt')).closest('tr')!;
-    expect(screen.queryByText('readonly.txt')).toBeNull();
+    const row = (await screen.findByText('report.txt', { selector: 'strong' })).closest('tr')!;
+    expect(screen.queryByText('readonly.txt', { selector: 'strong' })).toBeNull();
     fireEvent.click(within(row as HTMLElement).getByRole('button', { name: 'Restore docs/report.txt' }));
     expect(await screen.findByText(/another file is at 'libs-local\/docs\/report.txt' now/)).toBeTruthy();
     // Not an admin: no Empty Trash Can.
@@ -74,7 +74,51 @@ describe('issue 21 Trash Can page', () => {
 
   it('spec 001 §3: an entry the caller may only read has neither Restore nor Delete Permanently', async () => {
     renderApp('/repos/trash');
-    const row = (await screen.findByText('readonly.txt')).closest('tr')!;
+    const row = (await screen.findByText('readonly.txt', { selector: 'strong' })).closest('tr')!;
     expect(within(row as HTMLElement).queryByRole('button')).toBeNull();
+  });
+
+  it('issue 21: a long path wraps only after a "/" and a name never breaks mid-word (one line, ellipsis, whole in a tooltip)', async () => {
+    entries = [
+      item('com/example/very-long-artifact-name/1.0.0-SNAPSHOT/very-long-artifact-name-1.0.0-20261120.jar'),
+    ];
+    renderApp('/repos/trash');
+    const name = 'very-long-artifact-name-1.0.0-20261120.jar';
+    const row = (await screen.findAllByText(name))[0]!.closest('tr')!;
+    const [nameCell, , pathCell] = [...row.querySelectorAll('td')];
+    // the name: one line, cut with an ellipsis rather than wrapped
+    expect(nameCell!.querySelector('.ant-typography-ellipsis')).not.toBeNull();
+    // the path: its only break opportunities are after the separators; each segment stays whole
+    expect(pathCell!.textContent).toBe(entries[0]!.path);
+    expect(pathCell!.querySelectorAll('wbr')).toHaveLength(4);
+    const pieces = [...pathCell!.querySelectorAll<HTMLElement>('span[style*="nowrap"]')];
+    expect(pieces.map((p) => p.textContent)).toEqual([
+      'com/',
+      'example/',
+      'very-long-artifact-name/',
+      '1.0.0-SNAPSHOT/',
+      name,
+    ]);
+  });
+
+  it('spec 001 §3 Restore: the success message links to the restored file in the tree', async () => {
+    entries = [item('docs/notes.txt')];
+    server.use(
+      http.post(restUrl('trash/restore/libs-local/docs/notes.txt'), () =>
+        HttpResponse.json({ messages: [{ level: 'INFO', message: 'Restored' }], files: 1 }),
+      ),
+      // the tree it leads to
+      http.get(restUrl('repositories'), () => HttpResponse.json([])),
+      http.get(apiUrl('ui/artifactactions'), () => HttpResponse.json({}, { status: 404 })),
+      http.get(restUrl('storage/*'), () => HttpResponse.json({}, { status: 404 })),
+    );
+    const { router } = renderApp('/repos/trash');
+    fireEvent.click(await screen.findByRole('button', { name: 'Restore docs/notes.txt' }));
+    const link = await screen.findByRole('link', { name: 'libs-local/docs/notes.txt' });
+    expect(link.getAttribute('href')).toBe('/ui/repos/tree/General/libs-local/docs/notes.txt');
+    fireEvent.click(link);
+    await waitFor(() =>
+      expect(router.state.location.pathname).toBe('/ui/repos/tree/General/libs-local/docs/notes.txt'),
+    );
   });
 });

@@ -1,8 +1,8 @@
-import type { TrashItem } from '@granary/contracts';
+import { BASE_PATH, type TrashItem } from '@granary/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { App, Button, Card, Flex, Input, Popconfirm, Space, Table, Typography } from 'antd';
 import { useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ErrorAlert } from '../../../shared/components/ErrorAlert.tsx';
 import {
   trashSearchQueryOptions,
@@ -22,6 +22,25 @@ const treeLink = (repoKey: string, path: string) =>
   `/repos/tree/General/${[repoKey, ...path.split('/')].map(encodeURIComponent).join('/')}`;
 
 /**
+ * A path that wraps only after a `/` (issue 21: the trash table broke names mid-word): each segment stays
+ * whole (no break at its hyphens or dots either), with a break opportunity after every separator.
+ */
+export function PathText({ path }: { path: string }) {
+  const segments = path.split('/');
+  return (
+    <span className="path-text">
+      {segments.map((segment, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a path's segments, in order
+        <span key={i}>
+          <span style={{ whiteSpace: 'nowrap' }}>{i < segments.length - 1 ? `${segment}/` : segment}</span>
+          {i < segments.length - 1 && <wbr />}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/**
  * The Trash Can (issue 21; spec 001 §3 actions Search Trash Can, Restore, Delete Permanently, Empty Trash Can):
  * what was deleted from repositories whose trash is on, until it expires. Buttons follow what the server says the
  * caller may do; the server checks again on every action, and its refusal (a restore onto a path another file
@@ -29,6 +48,7 @@ const treeLink = (repoKey: string, path: string) =>
  */
 export function TrashCanPage() {
   const { message } = App.useApp();
+  const navigate = useNavigate();
   const [text, setText] = useState('');
   const [q, setQ] = useState('');
   const search = useQuery(trashSearchQueryOptions(q));
@@ -42,10 +62,20 @@ export function TrashCanPage() {
       title: 'Name',
       dataIndex: 'name',
       key: 'name',
-      render: (name: string) => <Typography.Text strong>{name}</Typography.Text>,
+      // issue 21: one line, never broken mid-word; a long name ends in an ellipsis, whole in its tooltip
+      render: (name: string) => (
+        <Typography.Text strong ellipsis={{ tooltip: name }} style={{ maxWidth: 240 }}>
+          {name}
+        </Typography.Text>
+      ),
     },
-    { title: 'Repository', dataIndex: 'repoKey', key: 'repoKey' },
-    { title: 'Path', dataIndex: 'path', key: 'path' },
+    {
+      title: 'Repository',
+      dataIndex: 'repoKey',
+      key: 'repoKey',
+      render: (key: string) => <span style={{ whiteSpace: 'nowrap' }}>{key}</span>,
+    },
+    { title: 'Path', dataIndex: 'path', key: 'path', render: (path: string) => <PathText path={path} /> },
     { title: 'Size', dataIndex: 'size', key: 'size', render: sizeOf },
     { title: 'Deleted by', dataIndex: 'deletedBy', key: 'deletedBy' },
     { title: 'Deleted', dataIndex: 'deletedAt', key: 'deletedAt', render: when },
@@ -64,11 +94,19 @@ export function TrashCanPage() {
                 clean.reset();
                 empty.reset();
                 restore.mutate(item, {
+                  // The message renders outside the router (antd's App holder), so no <Link> there: a
+                  // plain link that navigates through the page's own navigate (issue 21: a <Link> crashed it).
                   onSuccess: () =>
                     void message.success(
                       <span>
                         Restored{' '}
-                        <Link to={treeLink(item.repoKey, item.path)}>{`${item.repoKey}/${item.path}`}</Link>
+                        <a
+                          href={`${BASE_PATH.replace(/\/+$/, '')}${treeLink(item.repoKey, item.path)}`}
+                          onClick={(e) => {
+                            e.preventDefault();
+                            navigate(treeLink(item.repoKey, item.path));
+                          }}
+                        >{`${item.repoKey}/${item.path}`}</a>
                       </span>,
                     ),
                 });
