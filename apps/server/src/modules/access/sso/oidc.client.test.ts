@@ -330,9 +330,11 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
     }
     const user = await t.app.inject({ url: '/api/security/users/bob', headers: { authorization: ADMIN } });
     expect(user.statusCode).toBe(404);
-    await expect.poll(securityLog).toMatch(
-      /"event":"login.failure".*"provider":"corp".*"reason":"token or ID token refused[^\n]*\(claim aud\)/,
-    );
+    await expect
+      .poll(securityLog)
+      .toMatch(
+        /"event":"login.failure".*"provider":"corp".*"reason":"token or ID token refused[^\n]*\(claim aud\)/,
+      );
   }, 30_000);
 
   it('issue 20: an expired ID token is refused', async () => {
@@ -389,9 +391,9 @@ describe(`issue 20: OpenID Connect sign-in against oidc-provider on loopback (${
       headers: { cookie: `${SESSION_COOKIE}=${session(jar)}` },
     });
     expect(me.json()).toMatchObject({ name: 'alice', admin: false, groups: ['developers'] });
-    await expect.poll(securityLog).toMatch(
-      /"event":"sso.groups.sync".*"removed":\["granary-admins"\].*"adminChanged":true/,
-    );
+    await expect
+      .poll(securityLog)
+      .toMatch(/"event":"sso.groups.sync".*"removed":\["granary-admins"\].*"adminChanged":true/);
   }, 30_000);
 
   it('issue 20: with auto-create off, a user unknown to Granary is refused with a clear message', async () => {
