@@ -84,7 +84,7 @@ export function TrashCanPage() {
       title: 'Actions',
       key: 'actions',
       render: (_: unknown, item: TrashItem) => (
-        <Space>
+        <Space wrap size={4}>
           {item.canRestore && (
             <Button
               size="small"
@@ -183,6 +183,8 @@ export function TrashCanPage() {
             loading={search.isPending}
             dataSource={search.data?.results ?? []}
             columns={columns}
+            // wide rows scroll inside the card instead of running past it (the actions column did at 1280 px)
+            scroll={{ x: 'max-content' }}
             pagination={{ pageSize: 50, hideOnSinglePage: true }}
             locale={{ emptyText: q ? `Nothing in the trash matches "${q}"` : 'The trash is empty' }}
             size="middle"
