@@ -109,7 +109,7 @@ describe('Learning Center (issue 22: the Help menu item opens real learning cont
         HttpResponse.json([
           { id: 'npm', displayName: 'npm', icon: 'npm', classes: ['local'] },
           { id: 'pypi', displayName: 'PyPI', icon: 'pypi', classes: ['local'] },
-          { id: 'cargo', displayName: 'Cargo', icon: 'cargo', classes: ['local'] },
+          { id: 'conan', displayName: 'Conan', icon: 'conan', classes: ['local'] },
         ]),
       ),
       http.get(restUrl('repositories'), () =>
@@ -143,7 +143,7 @@ describe('Learning Center (issue 22: the Help menu item opens real learning cont
     ).toBeTruthy();
     expect(within(pypi).queryByRole('button')).toBeNull();
     expect(
-      within(screen.getByRole('listitem', { name: 'Cargo' })).getByText(/Set Me Up shows how/),
+      within(screen.getByRole('listitem', { name: 'Conan' })).getByText(/Set Me Up shows how/),
     ).toBeTruthy();
     expect(screen.getByRole('link', { name: '/api/docs/' }).getAttribute('href')).toBe('/api/docs/');
     expect(screen.getByRole('rowheader', { name: '/' }).closest('tr')?.textContent).toContain(
