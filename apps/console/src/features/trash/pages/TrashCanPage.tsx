@@ -83,6 +83,8 @@ export function TrashCanPage() {
     {
       title: 'Actions',
       key: 'actions',
+      // always in view, whatever the table's width
+      fixed: 'right' as const,
       render: (_: unknown, item: TrashItem) => (
         <Space wrap size={4}>
           {item.canRestore && (
