@@ -1,1 +1,2 @@
+export * from './self-signed-cert.ts';
 export * from './test-app.ts';

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../../testing/self-signed-cert.ts';
 import { startTestServer, type TestServer } from '../../testing/server-process.ts';
 import { escapePath } from './module.ts';
 import { libraryZip } from './test-modules.ts';
@@ -30,25 +31,7 @@ async function deployModule(server: TestServer, key: string, module: string, ver
  * .netrc credentials over HTTPS only (cmd/go/internal/web). Self-signed for 127.0.0.1.
  */
 async function startTlsFront(dir: string, port: number) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
+  const { key, cert } = await selfSignedCert(dir);
   const front = https.createServer({ key: await readFile(key), cert: await readFile(cert) }, (req, res) => {
     const up = http.request(
       { host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers },

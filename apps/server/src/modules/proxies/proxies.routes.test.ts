@@ -11,6 +11,7 @@ import { queryRows } from '../../platform/db/index.ts';
 import {
   basicAuth,
   createTestApp,
+  selfSignedCert,
   TEST_ADMIN_PASSWORD,
   type TestApp,
   testEngine,
@@ -234,23 +235,7 @@ describe(`proxies and reverse proxy settings (issue 15, ${testEngine})`, () => {
   it('issue 15: the generated nginx configuration follows the settings and passes `nginx -t`', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'granary-nginx-'));
     try {
-      const cert = path.join(dir, 'server.crt');
-      const key = path.join(dir, 'server.key');
-      await run('openssl', [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=repo.example.com',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ]);
+      const { key, cert } = await selfSignedCert(dir, 'repo.example.com');
       const saved = await api('PUT', `${UI}/reverseProxies`, {
         serverName: 'repo.example.com',
         useHttp: true,

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import os from 'node:os';
@@ -6,6 +6,7 @@ import path from 'node:path';
 import { SESSION_COOKIE, ssoProviderWriteSchema } from '@granary/contracts';
 import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCert } from '../../../testing/self-signed-cert.ts';
 import { freePort } from '../../../testing/server-process.ts';
 import { basicAuth, createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../../testing/test-app.ts';
 import { LDAP_UNREACHABLE_MESSAGE } from './ldap.ts';
@@ -32,34 +33,11 @@ interface Slapd {
   stop(): Promise<void>;
 }
 
-const run = (cmd: string, args: string[]) =>
-  new Promise<void>((resolve, reject) =>
-    execFile(cmd, args, (err, _out, stderr) =>
-      err ? reject(new Error(`${cmd}: ${stderr || err.message}`)) : resolve(),
-    ),
-  );
-
 async function startSlapd(dir: string): Promise<Slapd> {
   const port = await freePort();
   const tlsPort = await freePort();
   await mkdir(path.join(dir, 'db'), { recursive: true });
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-    '-keyout',
-    path.join(dir, 'key.pem'),
-    '-out',
-    path.join(dir, 'cert.pem'),
-  ]);
+  await selfSignedCert(dir);
   const conf = path.join(dir, 'slapd.conf');
   await writeFile(
     conf,
