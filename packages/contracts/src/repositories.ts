@@ -75,6 +75,11 @@ export const repositoryWriteSchema = z.strictObject({
   // local: the trash can (issue 21, `trash.ts`)
   trashcanEnabled: z.boolean().optional(),
   trashcanRetentionDays: z.number().int().min(1).max(3650).nullable().optional(),
+  /**
+   * Debian, RPM, Terraform (issue 23): the signing key (Administration → Signing keys) the repository's
+   * index signatures are made with, Artifactory's field; empty: the repository's own, made on first use.
+   */
+  primaryKeyPairRef: z.string().max(128).nullable().optional(),
 });
 export type RepositoryWrite = z.infer<typeof repositoryWriteSchema>;
 
@@ -105,6 +110,7 @@ export const repositorySchema = z.object({
   allowReleaseRedeploy: z.boolean().optional(),
   trashcanEnabled: z.boolean().optional(),
   trashcanRetentionDays: z.number().optional(),
+  primaryKeyPairRef: z.string().optional(),
 });
 export type Repository = z.infer<typeof repositorySchema>;
 

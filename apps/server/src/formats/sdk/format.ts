@@ -349,11 +349,30 @@ export interface RepositoryHandle {
    * inside `fn`.
    */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** The repository's OpenPGP signing (Debian and RPM index signatures). */
+  readonly signing: RepositorySigning;
   /**
    * A counter that moves whenever an artifact changes on this node: a format's in-memory documents
    * are fresh while it stands still (other nodes' changes: keep such documents at most a second).
    */
   generation?(): number;
+}
+
+/**
+ * A repository's OpenPGP signing (issue 23: Debian's Release/InRelease, RPM's repomd.xml.asc): the
+ * signing key the repository names (`primaryKeyPairRef`, Artifactory's field; a key of
+ * Administration → Signing keys), or else one the server generates for the repository on first use
+ * and keeps (sealed at rest) under the name `repo-{repoKey}`. The private key never leaves the core.
+ */
+export interface RepositorySigning {
+  /** The armored public key clients verify with (Set Me Up links it; `gpg --dearmor` for apt's signed-by). */
+  publicKey(): Promise<string>;
+  /** The key's fingerprint, upper-case hex. */
+  fingerprint(): Promise<string>;
+  /** A detached armored signature over the bytes (Debian `Release.gpg`, RPM `repomd.xml.asc`). */
+  signDetached(data: Buffer): Promise<string>;
+  /** The text in an OpenPGP cleartext-signed message (Debian `InRelease`). */
+  clearsign(text: string): Promise<string>;
 }
 
 /**

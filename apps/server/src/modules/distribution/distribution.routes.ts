@@ -15,6 +15,7 @@ import {
   trustedKeySchema,
 } from '@granary/contracts';
 import { z } from 'zod';
+import { authorize, findRepository, repositoryHidden } from '../repositories/repositories.api.ts';
 import {
   bundleDetails,
   bundlesByChecksum,
@@ -95,6 +96,24 @@ export function distributionRoutes(ctx: DistributionContext): FastifyPluginAsync
       { config: anyone, schema: { tags, summary: 'Armored public key (for targets)', params: nameParam } },
       async (request, reply) =>
         reply.type('text/plain; charset=utf-8').send(await publicKeyOf(ctx, request.params.name)),
+    );
+    app.get(
+      '/api/security/keypair/public/repositories/:repoKey',
+      {
+        config: anyone,
+        schema: {
+          tags,
+          summary: "A repository's armored public signing key (Debian, RPM, Terraform index signatures)",
+          params: z.object({ repoKey: z.string() }),
+        },
+      },
+      async (request, reply) => {
+        const repo = await findRepository(ctx.db, request.params.repoKey);
+        if (!repo) throw repositoryHidden(request.principal, request.params.repoKey);
+        await authorize(ctx.repositories, request.principal, 'read', repo, '');
+        const key = await ctx.repositories.signing!(repo.key, repo.signing?.primaryKeyPairRef).publicKey();
+        return reply.type('text/plain; charset=utf-8').send(key);
+      },
     );
     app.post(
       '/api/security/keypair',

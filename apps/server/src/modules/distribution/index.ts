@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import { InvalidError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { AccessModule } from '../access/index.ts';
 import { getBuildRunFiles } from '../builds/builds.api.ts';
 import type { DistributionContext } from './context.ts';
 import { registerDistributionJobs } from './distribute.ts';
 import { distributionRoutes } from './distribution.routes.ts';
+import { getSigningKey } from './keys.ts';
+import { repositorySigning } from './repository-signing.ts';
 
 export type { DistributionContext } from './context.ts';
 
@@ -35,6 +38,13 @@ export async function registerDistribution(
     ...opts,
   };
   registerDistributionJobs(ctx);
+  // Issue 23: repositories sign their indexes (Debian Release, RPM repomd.xml) with keys kept here.
+  app.repositories.signing = (repoKey, keyName) => repositorySigning(ctx, repoKey, keyName);
+  app.repositories.checkSigningKey = async (name) => {
+    await getSigningKey(ctx, name).catch(() => {
+      throw new InvalidError(`primaryKeyPairRef: no signing key named '${name}'`);
+    });
+  };
   await app.register(distributionRoutes(ctx));
   return ctx;
 }

@@ -20,10 +20,10 @@ registerSealedColumn({ table: 'signing_keys', key: 'name', column: 'private_key_
 type KeyRow = typeof signingKeys.$inferSelect;
 type TrustedRow = typeof trustedKeys.$inferSelect;
 
-const keyIdOf = (key: openpgp.Key) => key.getKeyID().toHex().toUpperCase();
-const fingerprintOf = (key: openpgp.Key) => key.getFingerprint().toUpperCase();
+export const keyIdOf = (key: openpgp.Key) => key.getKeyID().toHex().toUpperCase();
+export const fingerprintOf = (key: openpgp.Key) => key.getFingerprint().toUpperCase();
 
-function algorithmOf(key: openpgp.Key): string {
+export function algorithmOf(key: openpgp.Key): string {
   const info = key.getAlgorithmInfo() as { algorithm: string; bits?: number; curve?: string };
   return [info.algorithm, info.bits ?? info.curve].filter(Boolean).join(' ');
 }

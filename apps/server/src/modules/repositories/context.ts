@@ -1,7 +1,12 @@
 import type { PermissionAction } from '@granary/contracts';
 import type { Logger } from 'pino';
 import type { FormatRegistry } from '../../formats/registry.ts';
-import type { FormatAdvisories, FormatSettings, PathsChange } from '../../formats/sdk/format.ts';
+import type {
+  FormatAdvisories,
+  FormatSettings,
+  PathsChange,
+  RepositorySigning,
+} from '../../formats/sdk/format.ts';
 import type { BlobCache, BlobStore } from '../../platform/blobs/index.ts';
 import type { Database, Db } from '../../platform/db/index.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../platform/errors.ts';
@@ -33,6 +38,10 @@ export interface RepositoriesContext {
   checkUpstreamAddress?: (url: string) => Promise<void>;
   /** Refuses a proxy key no proxy has (set by the proxies module): a remote names only a configured proxy. */
   checkProxyKey?: (key: string) => Promise<void>;
+  /** Refuses a signing key name no key pair has (set by the distribution module): `primaryKeyPairRef`. */
+  checkSigningKey?: (name: string) => Promise<void>;
+  /** Repositories' OpenPGP signing (set by the distribution module, which keeps the keys; issue 23). */
+  signing?: (repoKey: string, keyName: string | undefined) => RepositorySigning;
   /** What higher modules (the packages index) registered to hear of stored, removed and downloaded files. */
   artifactExtensions: ArtifactExtensionPoint;
   /** The database's cluster-wide named lock (formats' `RepositoryHandle.withLock`). */

@@ -9,6 +9,7 @@ import type {
   FormatRepository,
   PathsChange,
   RepositoryHandle,
+  RepositorySigning,
   RequestContext,
   SpooledBytes,
   UpstreamResponse,
@@ -405,6 +406,12 @@ class CoreRepositoryHandle implements RepositoryHandle {
       this.via,
     );
     return toFormatFile(this.ctx, row);
+  }
+
+  /** The key the repository names, else its own (issue 23); kept by the distribution module. */
+  get signing(): RepositorySigning {
+    if (!this.ctx.signing) throw new Error('Repository signing is not available on this server');
+    return this.ctx.signing(this.repo.key, this.repo.signing?.primaryKeyPairRef);
   }
 
   /** Named per repository (its id never changes); the database makes the lock cluster-wide. */

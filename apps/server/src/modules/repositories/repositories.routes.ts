@@ -91,6 +91,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
       },
       async (request, reply) => {
         if (request.body.proxy) await ctx.checkProxyKey?.(request.body.proxy);
+        if (request.body.primaryKeyPairRef) await ctx.checkSigningKey?.(request.body.primaryKeyPairRef);
         const repo = await createRepository(
           ctx.db,
           ctx.formats,
@@ -117,6 +118,7 @@ export function repositoryRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZo
       },
       async (request) => {
         if (request.body.proxy) await ctx.checkProxyKey?.(request.body.proxy);
+        if (request.body.primaryKeyPairRef) await ctx.checkSigningKey?.(request.body.primaryKeyPairRef);
         const repo = await updateRepositoryConfig(
           ctx.db,
           ctx.formats,

@@ -81,6 +81,8 @@ export interface RepoConfig {
   maven?: MavenSettings;
   /** local: the trash can (issue 21); absent: on, with the server's retention. */
   trash?: TrashSettings;
+  /** The signing key the repository's index signatures use (issue 23); absent: its own. */
+  signing?: { primaryKeyPairRef?: string };
   password?: string;
   createdAt: Date;
 }
@@ -112,6 +114,7 @@ export function toRepoConfig(row: RepositoryRow): RepoConfig {
     virtual?: VirtualSettings;
     maven?: MavenSettings;
     trash?: TrashSettings;
+    signing?: { primaryKeyPairRef?: string };
   };
   return {
     id: row.id,
@@ -127,6 +130,7 @@ export function toRepoConfig(row: RepositoryRow): RepoConfig {
     virtual: s.virtual,
     maven: s.maven,
     trash: s.trash,
+    signing: s.signing,
     password: row.remotePassword ?? undefined,
     createdAt: row.createdAt,
   };
@@ -177,6 +181,7 @@ export function toRepository(repo: RepoConfig): Repository {
           ...(repo.trash?.retentionDays ? { trashcanRetentionDays: repo.trash.retentionDays } : {}),
         }
       : {}),
+    ...(repo.signing?.primaryKeyPairRef ? { primaryKeyPairRef: repo.signing.primaryKeyPairRef } : {}),
   };
 }
 
@@ -470,6 +475,11 @@ async function buildConfig(
           ? body.trashcanRetentionDays
           : (existing?.trash?.retentionDays ?? null),
     };
+  const keyPair =
+    body.primaryKeyPairRef !== undefined
+      ? body.primaryKeyPairRef || undefined
+      : existing?.signing?.primaryKeyPairRef;
+  if (keyPair) config.signing = { primaryKeyPairRef: keyPair };
   return config;
 }
 
@@ -488,6 +498,7 @@ function toRow(config: Omit<RepoConfig, 'id' | 'createdAt'>) {
       ...(config.virtual ? { virtual: config.virtual } : {}),
       ...(config.maven ? { maven: config.maven } : {}),
       ...(config.trash ? { trash: config.trash } : {}),
+      ...(config.signing ? { signing: config.signing } : {}),
     },
     remotePassword: config.password ?? null,
   };
