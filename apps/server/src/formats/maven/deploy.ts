@@ -2,6 +2,12 @@ import type { FastifyReply } from 'fastify';
 import type { FormatRequest, RequestContext } from '../sdk/format.ts';
 import { checksumOfFile } from './checksums.ts';
 import { MavenError } from './errors.ts';
+import {
+  type GradleModule,
+  GradleModuleError,
+  MAX_MODULE_BYTES,
+  parseGradleModule,
+} from './gradle-module.ts';
 import { type MavenMetadata, parseMetadata } from './index-builder.ts';
 import {
   CHECKSUM_HEX_LENGTH,
@@ -16,7 +22,7 @@ import { metadataOwner, regenerate } from './regenerate.ts';
 
 /**
  * Deploys (`mvn deploy`, `gradle publish`): files PUT in the Maven layout under the release/snapshot
- * policies (releases immutable unless redeploys are allowed), a POM checked against its path, deploys by
+ * policies (releases immutable unless redeploys are allowed), a POM and a Gradle `.module` checked against their path, deploys by
  * checksum, client checksum files verified against the stored file, and maven-metadata.xml uploads
  * accepted but regenerated from the stored files.
  */
@@ -99,6 +105,31 @@ export async function deployFile(
         `The POM's coordinates ${claimed} do not match its path (${at}); nothing was stored`,
       );
     stored = await ctx.deploy(path, bytes, { expected, noOverwrite, metadata: pomPackageMetadata(pom) });
+  } else if (parsed?.extension === 'module' && !parsed.classifier) {
+    await target.authorize('write', path);
+    let bytes: Buffer;
+    try {
+      bytes = await readBounded(request.body, MAX_MODULE_BYTES);
+    } catch (err) {
+      throw new MavenError(413, (err as Error).message);
+    }
+    let module: GradleModule;
+    try {
+      module = parseGradleModule(bytes);
+    } catch (err) {
+      if (err instanceof GradleModuleError)
+        throw new MavenError(400, `${path}: not a Gradle module file: ${err.message}; nothing was stored`);
+      throw err;
+    }
+    const { group, module: name, version } = module.component;
+    const claimed = `${group}:${name}:${version}`;
+    const at = `${parsed.groupId}:${parsed.artifactId}:${parsed.version}`;
+    if (claimed !== at)
+      throw new MavenError(
+        409,
+        `The Gradle module's component ${claimed} does not match its path (${at}); nothing was stored`,
+      );
+    stored = await ctx.deploy(path, bytes, { expected, noOverwrite, metadata: null });
   } else {
     stored = await ctx.deploy(path, request.body, { expected, noOverwrite, metadata: null });
   }

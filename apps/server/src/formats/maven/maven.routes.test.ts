@@ -434,7 +434,12 @@ describe(`maven repositories (${testEngine})`, () => {
 
   it('gradle repositories speak the same protocol', async () => {
     const at = `/repository/gradle-local/${LIB}/1.0/demo-lib-1.0`;
-    expect((await put(`${at}.module`, '{"formatVersion":"1.1"}')).statusCode).toBe(201);
+    const module = {
+      formatVersion: '1.1',
+      component: { group: 'org.granary.samples', module: 'demo-lib', version: '1.0' },
+      variants: [],
+    };
+    expect((await put(`${at}.module`, JSON.stringify(module))).statusCode).toBe(201);
     expect((await put(`${at}.pom`, pomFor('1.0'))).statusCode).toBe(201);
     // issue 12 §13: the same POM again is a retry's success; another POM for the release a conflict.
     expect((await put(`${at}.pom`, pomFor('1.0'))).statusCode).toBe(201);
