@@ -132,6 +132,10 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
     result.reclaimableBytes = found.bytes;
     await progress();
     if (!opts.dryRun) {
+      // Fresh statistics first: PGlite never analyses by itself, and with none the planner reads every
+      // candidate and sorts them for each batch (a bitmap scan: 20-100 ms per batch of 100 at 30,000
+      // candidates, on the event loop's thread) instead of walking the zero_since index to the batch's end.
+      await db.execute(sql`ANALYZE blobs`);
       const batch = opts.batchSize ?? BATCH_SIZE;
       const restRatio = opts.restRatio ?? REST_RATIO;
       const limit = blobs.kind === 'filesystem' ? batch : S3_DELETE_CONCURRENCY;
