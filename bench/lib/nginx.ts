@@ -9,8 +9,10 @@ const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx'
 
 export const nginxBinary = (): string | undefined => CANDIDATES.find((p) => existsSync(p));
 
-/** nginx serving `files` (name → bytes) from a temp root on a free loopback port, or null if not installed. */
-export async function startNginx(files: Record<string, Buffer>): Promise<RunningServer | null> {
+/** nginx serving files (name or `folder/name` → bytes; or made from its URL) from a temp root on a free loopback port, or null if not installed. */
+export async function startNginx(
+  filesOrMake: Record<string, Buffer> | ((url: string) => Record<string, Buffer>),
+): Promise<RunningServer | null> {
   const bin = nginxBinary();
   if (!bin) return null;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-nginx-'));
@@ -18,9 +20,16 @@ export async function startNginx(files: Record<string, Buffer>): Promise<Running
   await chmod(dir, 0o755);
   const root = path.join(dir, 'www');
   await mkdir(root, { mode: 0o755 });
-  for (const [name, bytes] of Object.entries(files))
-    await writeFile(path.join(root, name), bytes, { mode: 0o644 });
   const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // files may name the server's own URL (a Cargo index's `dl`): made once the port is known
+  const files = typeof filesOrMake === 'function' ? filesOrMake(url) : filesOrMake;
+  for (const [name, bytes] of Object.entries(files)) {
+    // names may hold folders (`a/b/c`): made readable for the workers too
+    const file = path.join(root, name);
+    if (path.dirname(file) !== root) await mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
+    await writeFile(file, bytes, { mode: 0o644 });
+  }
   const conf = path.join(dir, 'nginx.conf');
   await writeFile(
     conf,
@@ -34,7 +43,6 @@ http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
   );
   await mkdir(path.join(dir, 'tmp'));
   const child: ChildProcess = spawn(bin, ['-c', conf, '-p', dir], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   const first = Object.keys(files)[0] ?? '';
   while (
