@@ -1,12 +1,16 @@
 import { EXCLUDED_PACKAGE_TYPES, PACKAGE_TYPE_ALIASES } from '@granary/contracts';
 import { cargoFormat } from './cargo/index.ts';
+import { debianFormat } from './debian/index.ts';
 import { dockerFormat } from './docker/index.ts';
 import { genericFormat } from './generic/index.ts';
 import { goFormat } from './go/index.ts';
 import { gradleFormat, mavenFormat } from './maven/index.ts';
 import { npmFormat } from './npm/index.ts';
 import { pypiFormat } from './pypi/index.ts';
+import { rpmFormat } from './rpm/index.ts';
 import type { PackageFormat } from './sdk/format.ts';
+import { swiftFormat } from './swift/index.ts';
+import { terraformFormat } from './terraform/index.ts';
 
 /** The explicit list of formats this server runs. Add a format here; nothing is discovered. */
 const FORMATS: readonly PackageFormat[] = [
@@ -18,6 +22,10 @@ const FORMATS: readonly PackageFormat[] = [
   gradleFormat,
   goFormat,
   cargoFormat,
+  terraformFormat,
+  swiftFormat,
+  debianFormat,
+  rpmFormat,
 ];
 
 export interface FormatRegistry {

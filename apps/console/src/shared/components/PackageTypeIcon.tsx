@@ -1,9 +1,13 @@
 import {
+  AppleOutlined,
   AppstoreOutlined,
   BuildOutlined,
+  CloudServerOutlined,
   CodeOutlined,
+  ContainerOutlined,
   DockerOutlined,
   FileOutlined,
+  HddOutlined,
   InboxOutlined,
   JavaOutlined,
   JavaScriptOutlined,
@@ -21,6 +25,10 @@ const ICONS: Record<string, ReactNode> = {
   gradle: <BuildOutlined />,
   cargo: <InboxOutlined />,
   go: <CodeOutlined />,
+  rpm: <ContainerOutlined />,
+  debian: <HddOutlined />,
+  terraform: <CloudServerOutlined />,
+  swift: <AppleOutlined />,
 };
 
 export function PackageTypeIcon({ icon, size = 28 }: { icon: string; size?: number }) {

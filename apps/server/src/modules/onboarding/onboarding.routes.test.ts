@@ -109,12 +109,16 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
     }[];
     expect(model.map((m) => m.repoType).sort()).toEqual([
       'cargo',
+      'debian',
       'docker',
       'go',
       'gradle',
       'maven',
       'npm',
       'pypi',
+      'rpm',
+      'swift',
+      'terraform',
     ]);
     expect(model.find((m) => m.repoType === 'maven')).toMatchObject({
       localRepoKeys: ['maven-local', 'maven-snapshot-local'],

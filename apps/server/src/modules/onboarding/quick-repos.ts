@@ -21,6 +21,12 @@ export const DEFAULT_UPSTREAMS: Readonly<Record<string, string>> = {
   docker: 'https://registry-1.docker.io',
   go: 'https://proxy.golang.org',
   cargo: 'https://index.crates.io',
+  terraform: 'https://registry.terraform.io',
+  // Artifactory's Swift remote default. Granary's Swift remote speaks SE-0292 only and GitHub is no such
+  // registry: point the remote at one (there is no public SE-0292 registry to default to).
+  swift: 'https://github.com',
+  debian: 'https://deb.debian.org/debian',
+  rpm: 'https://dl.rockylinux.org/pub/rocky/9/BaseOS/x86_64/os',
 };
 
 const MAVEN_LIKE = new Set(['maven', 'gradle']);
@@ -34,6 +40,10 @@ const LAYOUTS: Readonly<Record<string, string>> = {
   docker: 'simple-default',
   go: 'go-default',
   cargo: 'cargo-default',
+  terraform: 'terraform-module-default',
+  swift: 'swift-default',
+  debian: 'simple-default',
+  rpm: 'simple-default',
 };
 
 /** Parses `npm=http://…,docker=http://…` into a map of upstream overrides. */

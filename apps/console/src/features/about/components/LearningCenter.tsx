@@ -22,6 +22,13 @@ const FORMAT_GUIDES: Record<string, string> = {
   cargo:
     'Add the registry to .cargo/config.toml (sparse index), cargo login --registry granary, then cargo publish and cargo add from it.',
   go: 'Set GOPROXY to the repository (credentials in ~/.netrc), GONOSUMDB for private modules, and deploy module zips with curl -T.',
+  debian:
+    'Save the repository key (KEY.gpg) for signed-by, add a deb line to sources.list.d (credentials in auth.conf.d), apt-get install from it, and upload .deb files with curl -T;deb.distribution=….',
+  rpm: 'Add a .repo file (baseurl, repo_gpgcheck with the key at repodata/repomd.xml.key), dnf install from it, and upload .rpm files with curl -T.',
+  terraform:
+    'Put the registry token in ~/.terraformrc (credentials "HOST"), name modules HOST/{repository}__{namespace}/{name}/{provider} and providers HOST/{repository}__{namespace}/{type}, and deploy module zips and provider packages with curl -T.',
+  swift:
+    'swift package-registry set the repository URL, swift package-registry login, then .package(id: "scope.name", from: …) and swift package-registry publish.',
   docker:
     'docker login, then pull and push images named HOST/{repository}/{image}:{tag} (or copy them with skopeo).',
   generic: 'Deploy any file with curl -T and download it with curl -O.',

@@ -19,12 +19,24 @@ import { PACKAGES_EMPTY, PackagesEmptyState } from './PackagesEmptyState.tsx';
 import { ScanState } from './ScanState.tsx';
 
 /** The package types that write the packages index (spec 001 §9 excluded types never listed). */
-const TYPE_OPTIONS = ['npm', 'pypi', 'docker', 'maven', 'gradle', 'go', 'cargo', 'nuget', 'generic'].map(
-  (t) => ({
-    value: t,
-    label: t,
-  }),
-);
+const TYPE_OPTIONS = [
+  'npm',
+  'pypi',
+  'docker',
+  'maven',
+  'gradle',
+  'go',
+  'cargo',
+  'debian',
+  'rpm',
+  'terraform',
+  'swift',
+  'nuget',
+  'generic',
+].map((t) => ({
+  value: t,
+  label: t,
+}));
 
 /** spec 001 §2 packages list: type icons, filters (package type, name), sort, cursor paging. */
 export function PackageList() {
