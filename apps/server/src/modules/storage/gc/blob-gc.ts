@@ -45,7 +45,7 @@ export interface BlobGcOptions {
  * holds the whole database until it commits: a smaller batch is a shorter stretch requests wait behind
  * (the 100,000-blob benchmark, bench/scenarios/blob-gc.ts, measures the trade against the GC's time).
  */
-const BATCH_SIZE = 100;
+const BATCH_SIZE = 50;
 
 /**
  * Deletes in flight at once within a batch. Filesystem: the whole batch. An unlink costs a thread of
@@ -55,8 +55,8 @@ const BATCH_SIZE = 100;
  */
 const S3_DELETE_CONCURRENCY = 16;
 
-/** Rest between batches, as a share of the batch's own time (0.25: the GC takes at most 4/5 of the time). */
-const REST_RATIO = 0.25;
+/** Rest between batches, as a share of the batch's own time (0.5: the GC takes at most 2/3 of the time). */
+const REST_RATIO = 0.5;
 
 /** The run's row in `blob_gc_runs` is brought up to date at most this often (and at the end). */
 const PROGRESS_EVERY_MS = 1000;
@@ -156,7 +156,7 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
                   SELECT sha256 FROM blobs
                   WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${opts.graceSecs})
                   ORDER BY zero_since LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-                RETURNING sha256, size, zero_since, created_at`,
+                RETURNING sha256, size, zero_since::text AS zero_since, created_at::text AS created_at`,
           );
           if (rows.length === 0) return null;
           const gone: { sha256: string; size: number }[] = [];
@@ -177,7 +177,7 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
               sql`INSERT INTO blobs (sha256, size, ref_count, zero_since, created_at) VALUES ${sql.join(
                 kept.map(
                   (k) =>
-                    sql`(${k.sha256}, ${Number(k.size)}, 0, ${iso(k.zero_since)}::timestamptz, ${iso(k.created_at)}::timestamptz)`,
+                    sql`(${k.sha256}, ${Number(k.size)}, 0, ${asText(k.zero_since)}::timestamptz, ${asText(k.created_at)}::timestamptz)`,
                 ),
                 sql`, `,
               )} ON CONFLICT (sha256) DO NOTHING`,
@@ -238,6 +238,8 @@ interface RunRow {
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString();
+/** A timestamp read back `::text` goes back as it came (microseconds kept). */
+const asText = (d: Date | string) => (typeof d === 'string' ? d : d.toISOString());
 
 /** The run going now (any node; one started in the last hour and not finished: older ones died with their node), else null. */
 export async function currentRun(db: Db): Promise<StorageGcProgress | null> {
