@@ -431,7 +431,8 @@ describe('application integrations (spec 001 §2 configuration/integrations, §5
     );
     renderApp('/admin/configuration/integrations/new');
     fireEvent.click(await screen.findByRole('button', { name: 'Create Integration' }));
-    expect((await screen.findAllByText(APPLICATION_MESSAGES.mandatory)).length).toBe(3);
+    // antd validates the three fields one after another: wait for all three messages, not the first
+    await waitFor(() => expect(screen.getAllByText(APPLICATION_MESSAGES.mandatory)).toHaveLength(3));
     fireEvent.change(screen.getByLabelText('Application Name'), { target: { value: 'ci bot!' } });
     expect(await screen.findByText(APPLICATION_MESSAGES.name)).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Application Name'), { target: { value: 'ci_bot' } });
