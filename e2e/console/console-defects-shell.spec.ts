@@ -109,7 +109,20 @@ test('issue 22 / spec 000 §2 Learning Center: a guide per format the server run
   await expect(page.getByRole('heading', { level: 2, name: 'Learning Center' })).toBeInViewport();
   const formats = page.locator('.learning-formats > li').getByRole('heading', { level: 4 });
   // The formats this server runs (GET ui/packagetypes).
-  await expect(formats).toHaveText(['Generic', 'Docker', 'npm', 'PyPI', 'Maven', 'Gradle', 'Go', 'Cargo']);
+  await expect(formats).toHaveText([
+    'Generic',
+    'Docker',
+    'npm',
+    'PyPI',
+    'Maven',
+    'Gradle',
+    'Go',
+    'Cargo',
+    'Terraform',
+    'Swift',
+    'Debian',
+    'RPM',
+  ]);
   // The REST API docs the link names are really served.
   const docs = await page.request.get('/api/docs/');
   expect(docs.ok()).toBe(true);
