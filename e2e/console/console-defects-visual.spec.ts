@@ -175,7 +175,8 @@ test.describe
       await apiKey.getByRole('button', { name: 'Create API key' }).click();
       await expect(apiKey.getByText('Your new API key')).toBeVisible();
       await expect(apiKey.getByRole('button', { name: 'Revoke', exact: true })).toBeVisible();
-      expect(await gapBetween(apiKey, 'Create a new API key', 'Revoke')).toBeGreaterThanOrEqual(8);
+      // antd's small space is 8 px; layout rounds to sub-pixels (7.86 px seen under load)
+      expect(await gapBetween(apiKey, 'Create a new API key', 'Revoke')).toBeGreaterThanOrEqual(7.5);
 
       // 5. MFA enrolment: the key wraps inside the card, its copy button on the key's line.
       await page.getByRole('button', { name: 'Set up authenticator' }).click();
