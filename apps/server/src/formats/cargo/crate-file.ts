@@ -3,6 +3,7 @@ import {
   ArchiveError,
   type ArchiveLimits,
   archiveLimitOf,
+  escapesFolder,
   tarGzEntries,
 } from '../../platform/archives/bounded-archive.ts';
 import { InvalidError } from '../../platform/errors.ts';
@@ -32,13 +33,6 @@ export interface CrateContents {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** A path inside the archive that would land outside `{name}-{version}/` when unpacked. */
-const escapes = (name: string) =>
-  name.startsWith('/') ||
-  name.includes('\\') ||
-  name.split('/').some((p) => p === '..') ||
-  /^[A-Za-z]:/.test(name);
-
 /**
  * Reads a `.crate` within CRATE_LIMITS: every entry must be a file or folder under `{root}/`
  * (`{name}-{version}`, or the first entry's folder when `root` is not given), none a link or a path
@@ -49,7 +43,7 @@ export async function readCrate(source: Readable | Buffer, root?: string): Promi
   const texts = new Map<string, string>();
   try {
     for await (const entry of tarGzEntries(source, CRATE_LIMITS)) {
-      if (escapes(entry.name))
+      if (escapesFolder(entry.name))
         throw new CrateError(`the .crate holds a path outside its folder: '${entry.name}'`);
       const parts = entry.name.split('/').filter((p) => p !== '' && p !== '.');
       root ??= parts[0];

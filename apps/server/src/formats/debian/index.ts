@@ -1,4 +1,5 @@
 import type { PackageFormat } from '../sdk/format.ts';
+import { splitMatrix } from '../sdk/matrix-params.ts';
 import { debianAfterChange } from './after-change.ts';
 import { extractDebMetadata } from './deb-file.ts';
 import { DebianError, sendDebianError } from './errors.ts';
@@ -6,7 +7,7 @@ import { debianInstallCommand } from './install-command.ts';
 import { isDerivedPath, parseIndexPath } from './layout.ts';
 import { serveDeb, serveIndex } from './serve.ts';
 import { debianSnippets } from './snippets.ts';
-import { handleUpload, poolName, splitMatrix } from './upload.ts';
+import { handleUpload, poolName } from './upload.ts';
 
 /**
  * Debian repositories (issue 23) for apt: `.deb` uploads with their distribution, component and

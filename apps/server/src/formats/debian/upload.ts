@@ -2,6 +2,7 @@ import { Transform } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ArchiveError } from '../../platform/archives/bounded-archive.ts';
 import type { FormatRequest, RequestContext, SpooledBytes } from '../sdk/format.ts';
+import { splitMatrix } from '../sdk/matrix-params.ts';
 import { isArchitecture, isSuiteName, renderParagraph } from './control.ts';
 import { debMetadata, readDeb } from './deb-file.ts';
 import { DebianError } from './errors.ts';
@@ -10,19 +11,6 @@ import { rebuildLocal } from './local.ts';
 
 /** The largest .deb accepted (Debian's own largest packages are a few hundred MiB). */
 export const MAX_DEB_BYTES = 2 * 1024 * 1024 * 1024;
-
-/** `;name=value` deploy properties after the file name (Artifactory's matrix parameters). */
-export function splitMatrix(path: string): { path: string; properties: Record<string, string[]> } {
-  const [clean = '', ...params] = path.split(';');
-  const properties: Record<string, string[]> = {};
-  for (const p of params) {
-    const eq = p.indexOf('=');
-    const k = decodeURIComponent(eq < 0 ? p : p.slice(0, eq));
-    if (!k) continue;
-    properties[k] = [...(properties[k] ?? []), decodeURIComponent(eq < 0 ? '' : p.slice(eq + 1))];
-  }
-  return { path: clean, properties };
-}
 
 /** A coordinate from matrix parameters (`deb.distribution=a,b` or repeated) or the plain query form (`?distribution=a`). */
 function coordinate(

@@ -1,11 +1,12 @@
 import type { PackageFormat } from '../sdk/format.ts';
+import { splitMatrix } from '../sdk/matrix-params.ts';
 import { goInstallCommand } from './install-command.ts';
 import { extractGoMetadata } from './metadata.ts';
 import { escapePath, GoPathError, parseGoPath } from './module.ts';
 import { GoError, sendGoError } from './respond.ts';
 import { serveLatest, serveList, serveSumdb } from './serve.ts';
 import { goSnippets } from './snippets.ts';
-import { handleDeploy, splitMatrix } from './upload.ts';
+import { handleDeploy } from './upload.ts';
 
 /**
  * Go (issue 23): the GOPROXY protocol the go command reads (`@v/list`, `@v/{version}.info|mod|zip`,

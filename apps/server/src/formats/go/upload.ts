@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FormatRequest, RepositoryHandle, RequestContext } from '../sdk/format.ts';
+import { splitMatrix } from '../sdk/matrix-params.ts';
 import { parseGoMod } from './gomod.ts';
 import { moduleMetadata } from './metadata.ts';
 import { checkMajor, checkModulePath, isCanonicalVersion, versionFile } from './module.ts';
@@ -8,21 +9,6 @@ import { GO_LIMITS, readModuleZip, readUpload } from './module-zip.ts';
 import { GoError } from './respond.ts';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** `;name=value` deploy properties after the file name (Artifactory's matrix parameters). */
-export function splitMatrix(path: string): { path: string; properties: Record<string, string[]> } {
-  const [clean = '', ...params] = path.split(';');
-  const properties: Record<string, string[]> = {};
-  for (const p of params) {
-    const eq = p.indexOf('=');
-    const k = decodeURIComponent(eq < 0 ? p : p.slice(0, eq));
-    if (!k) continue;
-    const values = properties[k] ?? [];
-    values.push(decodeURIComponent(eq < 0 ? '' : p.slice(eq + 1)));
-    properties[k] = values;
-  }
-  return { path: clean, properties };
-}
 
 async function readStored(target: RepositoryHandle, path: string): Promise<Buffer | null> {
   const file = await target.stat(path);

@@ -1,4 +1,9 @@
-import { ArchiveError, type ArchiveLimits, zipEntries } from '../../platform/archives/bounded-archive.ts';
+import {
+  ArchiveError,
+  type ArchiveLimits,
+  escapesFolder,
+  zipEntries,
+} from '../../platform/archives/bounded-archive.ts';
 import { SwiftError } from './errors.ts';
 import { MANIFEST } from './names.ts';
 
@@ -21,9 +26,6 @@ export interface SourceArchive {
   readme?: string;
 }
 
-const escapes = (name: string) =>
-  name.startsWith('/') || name.includes('\\') || /^[A-Za-z]:/.test(name) || name.split('/').includes('..');
-
 /**
  * Checks a source archive as SwiftPM unpacks it: a zip, no path that climbs out, within the limits,
  * with `Package.swift` at its root — or at the root of its one top-level folder, as
@@ -37,7 +39,7 @@ export async function readSourceArchive(zip: Buffer): Promise<SourceArchive> {
   let rootFiles = false;
   try {
     for await (const entry of zipEntries(zip, LIMITS)) {
-      if (escapes(entry.name))
+      if (escapesFolder(entry.name))
         throw new SwiftError(422, `The source archive holds a path outside its folder: '${entry.name}'`);
       const parts = entry.name.split('/');
       if (parts.length === 1) rootFiles = true;

@@ -2,6 +2,7 @@ import {
   ArchiveError,
   type ArchiveLimits,
   archiveLimitOf,
+  escapesFolder,
   tarGzEntries,
   zipEntries,
 } from '../../platform/archives/bounded-archive.ts';
@@ -22,13 +23,6 @@ const LIMITS: ArchiveLimits = {
 
 /** Not an archive terraform would unpack safely (the message is what the uploader is told). */
 export class TerraformArchiveError extends ArchiveError {}
-
-/** A path that would land outside the folder terraform unpacks into (go-getter refuses these too). */
-export const escapes = (name: string) =>
-  name.startsWith('/') ||
-  name.includes('\\') ||
-  /^[A-Za-z]:/.test(name) ||
-  name.split('/').some((p) => p === '..');
 
 export interface ModuleArchive {
   /** the one top-level folder holding the module, when the archive has one */
@@ -78,7 +72,7 @@ export async function readModuleArchive(bytes: Buffer, kind: ArchiveKind): Promi
   try {
     for await (const entry of entriesOf(bytes, kind)) {
       const name = entry.name.replace(/^\.\//, '');
-      if (escapes(name))
+      if (escapesFolder(name))
         throw new TerraformArchiveError(
           `the module archive holds a path outside its folder: '${entry.name}'`,
         );
@@ -118,7 +112,7 @@ export async function checkProviderZip(bytes: Buffer, type: string): Promise<voi
   let found = false;
   try {
     for await (const entry of zipEntries(bytes, LIMITS)) {
-      if (escapes(entry.name))
+      if (escapesFolder(entry.name))
         throw new TerraformArchiveError(
           `the provider package holds a path outside its folder: '${entry.name}'`,
         );

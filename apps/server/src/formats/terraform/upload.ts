@@ -2,22 +2,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FormatRequest, RequestContext } from '../sdk/format.ts';
 import { readBounded } from '../sdk/helpers.ts';
+import { splitMatrix } from '../sdk/matrix-params.ts';
 import { checkProviderZip, MAX_ARCHIVE_BYTES, readModuleArchive } from './archive.ts';
 import { TerraformError } from './errors.ts';
 import { moduleMetadata } from './metadata.ts';
 import { moduleFile, moduleId, parseModulePath, parseProviderPath, providerId } from './names.ts';
-
-/** `;name=value` deploy properties after the file name (Artifactory's matrix parameters). */
-function splitMatrix(path: string): { path: string; properties: Record<string, string[]> } {
-  const [clean = '', ...params] = path.split(';');
-  const properties: Record<string, string[]> = {};
-  for (const p of params) {
-    const eq = p.indexOf('=');
-    const k = decodeURIComponent(eq < 0 ? p : p.slice(0, eq));
-    if (k) properties[k] = [...(properties[k] ?? []), decodeURIComponent(eq < 0 ? '' : p.slice(eq + 1))];
-  }
-  return { path: clean, properties };
-}
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

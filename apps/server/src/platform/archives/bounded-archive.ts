@@ -19,6 +19,13 @@ import { type ByteSource, readBounded } from '../streams/read-bounded.ts';
 /** The archive cannot be read (not gzip, not tar, not zip, truncated). */
 export class ArchiveError extends InvalidError {}
 
+/**
+ * An entry name that would land outside the folder an archive is unpacked into: absolute, a drive
+ * letter, a backslash, or a `..` segment (a crate, a Terraform module, a Swift source archive).
+ */
+export const escapesFolder = (name: string) =>
+  name.startsWith('/') || name.includes('\\') || /^[A-Za-z]:/.test(name) || name.split('/').includes('..');
+
 /** The archive is over one of the server's limits (a decompression bomb, or simply too big to read). */
 export class ArchiveLimitError extends ArchiveError {}
 
