@@ -195,8 +195,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       metrics,
       now,
     });
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
+      done();
     });
     app.addHook('onClose', async () => {
       await jobs.stop();
@@ -235,7 +236,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       now,
     });
     registerAccessControl(app);
-    registerRequestLog(app, logging.request);
+    registerRequestLog(app, logging);
     registerRequestMetrics(app, metrics);
 
     await registerSystem(app, app.granary, access);

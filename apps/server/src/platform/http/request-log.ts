@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import type { Logging } from '../logger/logger.ts';
 
 /** One line per request in request.log: who asked what, the answer and how long it took. Never headers. */
-export function registerRequestLog(app: FastifyInstance, log: Logger): void {
+export function registerRequestLog(app: FastifyInstance, logging: Pick<Logging, 'writeRequest'>): void {
   app.addHook('onResponse', (request, reply, done) => {
-    log.info({
+    logging.writeRequest({
       reqId: request.id,
       method: request.method,
       url: request.url,

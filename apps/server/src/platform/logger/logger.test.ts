@@ -27,6 +27,36 @@ describe('logging', () => {
     expect(readFileSync(path.join(dir, 'security.log'), 'utf8')).toContain('"user":"bob"');
   });
 
+  it('issue 24: a request.log line written directly has the logger shape, redacts secrets, is buffered at most a second and honours the level', async () => {
+    const logging = createLogging({ dir, level: 'info', stdout: false, maxBytes: 1 << 20, maxFiles: 3 });
+    logging.request.info({ method: 'GET', url: '/by-logger', status: 200 });
+    logging.writeRequest({
+      reqId: 'r1',
+      method: 'GET',
+      url: '/x?token=s3cret&a=1',
+      status: 200,
+      ua: undefined,
+    });
+    // Buffered, then on disk within about a second without any flush call.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const lines = readFileSync(path.join(dir, 'request.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    const [byLogger, direct] = lines;
+    expect(Object.keys(direct).slice(0, 3)).toEqual(Object.keys(byLogger).slice(0, 3));
+    expect(direct).toMatchObject({ level: 30, area: 'request', reqId: 'r1', status: 200 });
+    expect(direct.url).toBe(`/x?token=${REDACTED}&a=1`);
+    expect(direct).not.toHaveProperty('ua');
+    expect(Number.isNaN(Date.parse(direct.time))).toBe(false);
+    await logging.close();
+    const quiet = createLogging({ dir, level: 'warn', stdout: false, maxBytes: 1 << 20, maxFiles: 3 });
+    quiet.writeRequest({ reqId: 'r2', url: '/y', status: 200 });
+    await quiet.close();
+    expect(readFileSync(path.join(dir, 'request.log'), 'utf8')).not.toContain('r2');
+  });
+
   it('rotates by size: server.log stays current, older lines move to server.1.log…, at most maxFiles kept', async () => {
     const logging = createLogging({ dir, level: 'info', stdout: false, maxBytes: 2048, maxFiles: 2 });
     for (let i = 0; i < 200; i++) logging.server.info({ i, pad: 'x'.repeat(40) }, 'line');

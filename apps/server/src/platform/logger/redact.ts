@@ -13,7 +13,11 @@ const AUTH_SCHEME = /\b(Basic|Bearer|Token)\s+[A-Za-z0-9+/=._~-]{8,}/g;
 
 export const REDACTED = '[redacted]';
 
+/** Whether any of the patterns above could match: most log text (a path, a message) has none of these. */
+const MAYBE_SECRET = /[?&;]|:\/\/|\/cli-registration|Basic|Bearer|Token/;
+
 export function redactText(text: string): string {
+  if (!MAYBE_SECRET.test(text)) return text;
   return text
     .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
     .replace(SECRET_QUERY, `$1${REDACTED}`)
