@@ -12,6 +12,7 @@ export const nginxBinary = (): string | undefined => CANDIDATES.find((p) => exis
 /** nginx serving files (name or `folder/name` → bytes; or made from its URL) from a temp root on a free loopback port, or null if not installed. */
 export async function startNginx(
   filesOrMake: Record<string, Buffer> | ((url: string) => Record<string, Buffer>),
+  opts: { gzipStatic?: boolean } = {},
 ): Promise<RunningServer | null> {
   const bin = nginxBinary();
   if (!bin) return null;
@@ -38,7 +39,7 @@ events { worker_connections 1024; }
 http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
   client_body_temp_path ${dir}/tmp; proxy_temp_path ${dir}/tmp; fastcgi_temp_path ${dir}/tmp;
   uwsgi_temp_path ${dir}/tmp; scgi_temp_path ${dir}/tmp;
-  server { listen 127.0.0.1:${port}; root ${root}; } }
+  ${opts.gzipStatic ? 'gzip_static on; ' : ''}server { listen 127.0.0.1:${port}; root ${root}; } }
 `,
   );
   await mkdir(path.join(dir, 'tmp'));

@@ -5,7 +5,7 @@ import type { RepositoriesContext } from '../repositories/repositories.api.ts';
 import { gettingStartedRoutes } from './getting-started.ts';
 import { onboardingRoutes } from './onboarding.routes.ts';
 import { parseUpstreams } from './quick-repos.ts';
-import { registerQuickStartObserver } from './quick-start.ts';
+import { QuickStartWatch, registerQuickStartObserver } from './quick-start.ts';
 import { placeTrialContent, upstreamReachable } from './trial-content.ts';
 
 /**
@@ -21,7 +21,10 @@ export async function registerOnboarding(
   const db = platform.database.db;
   const log = platform.logging.server;
   const mode = platform.config.onboardingTrialContent;
-  registerQuickStartObserver(app, db, log);
+  const watch = new QuickStartWatch(platform.database.channel);
+  await watch.listen();
+  app.addHook('onClose', () => watch.close().catch(() => {}));
+  registerQuickStartObserver(app, db, log, watch);
   await app.register(gettingStartedRoutes(db));
   await app.register(
     onboardingRoutes({
@@ -29,6 +32,7 @@ export async function registerOnboarding(
       formats: repositories.formats,
       upstreams: parseUpstreams(platform.config.onboardingUpstreams),
       audit: access.context.audit,
+      watch,
       async trialContent(type, localKey, upstream) {
         if (mode === 'never') return;
         if (mode === 'auto' && (await upstreamReachable(platform.outbound, upstream))) return;

@@ -6,6 +6,7 @@ import { makeWheel, uploadForm } from '../../formats/pypi/test-dists.ts';
 import {
   basicAuth,
   createTestApp,
+  createTestDatabasePair,
   TEST_ADMIN_PASSWORD,
   type TestApp,
   testEngine,
@@ -401,5 +402,67 @@ describe(`onboarding: questionnaire, quick repositories, quick-start sessions (i
       snapshot: 'maven-snapshot',
     });
     expect(dm.json().distributionManagement).toMatch(/<snapshotRepository>\s*<id>maven-snapshot<\/id>/);
+  });
+});
+
+describe(`issue 24: quick-start observation costs signed-in traffic nothing until a session starts, on any node (${testEngine})`, () => {
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    const [first, second] = await createTestDatabasePair();
+    a = await createTestApp({}, { database: first });
+    b = await createTestApp({}, { database: second });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('a session started on one node is seen by the next client request on the other, though that node had found the user without sessions', async () => {
+    const admin = { authorization: ADMIN };
+    expect(
+      (
+        await a.app.inject({
+          method: 'PUT',
+          url: '/api/repositories/npm-two',
+          headers: admin,
+          payload: { rclass: 'local', packageType: 'npm' },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const m = { name: 'two-nodes', version: '1.0.0' };
+    const published = await a.app.inject({
+      method: 'PUT',
+      url: '/repository/npm-two/two-nodes',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload: JSON.stringify(publishDocument(m, await makeTarball(m))),
+    });
+    expect(published.statusCode).toBeLessThan(300);
+    // Node b serves the admin with no session open: it remembers that and reads no sessions table.
+    expect(
+      (await b.app.inject({ method: 'GET', url: '/repository/npm-two/two-nodes', headers: admin }))
+        .statusCode,
+    ).toBe(200);
+    const start = await a.app.inject({
+      method: 'POST',
+      url: `${P}/quickstart/start`,
+      headers: admin,
+      payload: { repoKey: 'npm-two', downloadPackageName: 'two-nodes', uploadPackageName: 'two-nodes-up' },
+    });
+    expect(start.statusCode).toBe(200);
+    const status = async () =>
+      (
+        await a.app.inject({ method: 'GET', url: `${P}/quickstart/status?repoKey=npm-two`, headers: admin })
+      ).json();
+    // The notification reaches b: its next GET flips the flag (a 60 s belief would have missed it).
+    await expect
+      .poll(
+        async () => {
+          await b.app.inject({ method: 'GET', url: '/repository/npm-two/two-nodes', headers: admin });
+          return status();
+        },
+        { timeout: 5_000 },
+      )
+      .toMatchObject({ isDownloaded: true });
   });
 });

@@ -26,7 +26,7 @@ import {
   reposStates,
   validateBatch,
 } from './quick-repos.ts';
-import { QUICK_START_TYPES, sessionStatus, startSession } from './quick-start.ts';
+import { QUICK_START_TYPES, type QuickStartWatch, sessionStatus, startSession } from './quick-start.ts';
 
 const tags = ['onboarding'];
 const P = '/ui/api/v1/ui/onboarding';
@@ -36,7 +36,9 @@ const repoKeyQuery = z.object({ repoKey: z.string().min(1).max(200) });
  * The onboarding calls (issue 17, spec 000 §7 "Quick start"): every one for administrators only (spec 000 §6:
  * the quick-start wizard and quick setup are admins only), the default access of a route.
  */
-export function onboardingRoutes(deps: QuickReposDeps & { audit: Audit }): FastifyPluginAsyncZod {
+export function onboardingRoutes(
+  deps: QuickReposDeps & { audit: Audit; watch: QuickStartWatch },
+): FastifyPluginAsyncZod {
   const db: Db = deps.db;
   return async (app) => {
     app.get(
@@ -150,7 +152,12 @@ export function onboardingRoutes(deps: QuickReposDeps & { audit: Audit }): Fasti
       async (request) => {
         const repo = await findRepository(db, request.body.repoKey);
         if (!repo) throw new NotFoundError(`Repository '${request.body.repoKey}' does not exist`);
-        return startSession(db, request.principal!.name, { ...request.body, repoKey: repo.key });
+        const status = await startSession(db, request.principal!.name, {
+          ...request.body,
+          repoKey: repo.key,
+        });
+        await deps.watch.started(request.principal!.name);
+        return status;
       },
     );
 

@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Db } from '../../platform/db/index.ts';
+import type { NotifyChannel } from '../../platform/db/notify-channel.ts';
 import { findRepository } from '../repositories/repositories.api.ts';
 import { quickStartSessions } from './onboarding.schema.ts';
 
@@ -163,14 +164,21 @@ function couldMatter(type: string, kind: 'v2' | 'repository', method: string, re
 }
 
 /** The observation: what one finished client request means for the caller's open sessions. */
-export async function observe(db: Db, request: FastifyRequest, status: number): Promise<void> {
+export async function observe(
+  db: Db,
+  request: FastifyRequest,
+  status: number,
+  watch: QuickStartWatch = new QuickStartWatch(),
+): Promise<void> {
   const user = request.principal?.name;
-  if (!user || status >= 400) return;
+  if (!user || status >= 400 || watch.isIdle(user)) return;
+  const epoch = watch.epoch;
   const url = request.url.split('?')[0]!;
   const method = request.method;
   if (url === '/v2/token' || url === '/v2/token/' || url === '/v2' || url === '/v2/') {
     // `docker login` / `skopeo login`: a token issued, or an authenticated ping.
     const rows = await openSessions(db, user);
+    if (rows.length === 0) return watch.markIdle(user, epoch);
     const docker: string[] = [];
     for (const row of rows) {
       if (row.isAuthenticated) continue;
@@ -194,7 +202,7 @@ export async function observe(db: Db, request: FastifyRequest, status: number): 
   const repo = await findRepository(db, key);
   if (!repo || !couldMatter(repo.packageType, kind, method, rest)) return;
   const rows = await openSessions(db, user);
-  if (rows.length === 0) return;
+  if (rows.length === 0) return watch.markIdle(user, epoch);
   const lower = key.toLowerCase();
   // A Maven session names the release virtual; mvn deploys snapshots to its snapshot sibling.
   const candidates = rows.filter(
@@ -213,13 +221,86 @@ export async function observe(db: Db, request: FastifyRequest, status: number): 
   }
 }
 
+const QUICK_START_CHANNEL = 'granary_quick_start';
+/** How long "this user has no open session" is believed without asking (a lost notification's bound). */
+const IDLE_TTL_MS = 60_000;
+const IDLE_MAX_USERS = 10_000;
+
+/**
+ * Which users are known to have no open session, so their client requests skip the sessions table:
+ * reading it on every signed-in request halved the rate of a token-authenticated packument GET (issue 24,
+ * S1). Starting a session forgets the user here and, through LISTEN/NOTIFY, on every other node; a node
+ * whose listening connection dropped forgets everyone (a missed notification), and an entry lives at
+ * most IDLE_TTL_MS.
+ */
+export class QuickStartWatch {
+  private readonly idle = new Map<string, number>();
+  /** Grows with every session start heard: an answer read before it is not trusted after it. */
+  epoch = 0;
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly channel?: NotifyChannel,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async listen(): Promise<void> {
+    if (!this.channel) return;
+    this.unlisten = await this.channel.listen(
+      QUICK_START_CHANNEL,
+      (user) => {
+        this.epoch++;
+        this.idle.delete(user);
+      },
+      () => {
+        this.epoch++;
+        this.idle.clear();
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.();
+  }
+
+  isIdle(user: string): boolean {
+    const at = this.idle.get(user);
+    if (at === undefined) return false;
+    if (this.now() - at < IDLE_TTL_MS) return true;
+    this.idle.delete(user);
+    return false;
+  }
+
+  /** `user` had no open session in a read begun at `epoch`. */
+  markIdle(user: string, epoch: number): void {
+    if (epoch !== this.epoch) return;
+    if (this.idle.size >= IDLE_MAX_USERS) {
+      const oldest = this.idle.keys().next().value;
+      if (oldest !== undefined) this.idle.delete(oldest);
+    }
+    this.idle.set(user, this.now());
+  }
+
+  /** A session started: this node and the others read the table again for `user`. */
+  async started(user: string): Promise<void> {
+    this.epoch++;
+    this.idle.delete(user);
+    await this.channel?.notify(QUICK_START_CHANNEL, user);
+  }
+}
+
 /** Registers the hook; failures are logged, never the client's problem. */
-export function registerQuickStartObserver(app: FastifyInstance, db: Db, log: Logger): void {
+export function registerQuickStartObserver(
+  app: FastifyInstance,
+  db: Db,
+  log: Logger,
+  watch: QuickStartWatch = new QuickStartWatch(),
+): void {
   app.addHook('onResponse', async (request, reply) => {
     const url = request.url;
     if (!url.startsWith('/v2') && !url.startsWith('/repository/')) return;
     try {
-      await observe(db, request, reply.statusCode);
+      await observe(db, request, reply.statusCode, watch);
     } catch (err) {
       log.warn({ err, url: url.split('?')[0] }, 'quick-start observation failed');
     }
