@@ -296,13 +296,18 @@ export function registerQuickStartObserver(
   log: Logger,
   watch: QuickStartWatch = new QuickStartWatch(),
 ): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: most requests leave at once, without a promise (issue 24).
+  app.addHook('onResponse', (request, reply, done) => {
     const url = request.url;
-    if (!url.startsWith('/v2') && !url.startsWith('/repository/')) return;
-    try {
-      await observe(db, request, reply.statusCode, watch);
-    } catch (err) {
-      log.warn({ err, url: url.split('?')[0] }, 'quick-start observation failed');
-    }
+    const user = request.principal?.name;
+    if ((!url.startsWith('/v2') && !url.startsWith('/repository/')) || !user || watch.isIdle(user))
+      return done();
+    observe(db, request, reply.statusCode, watch).then(
+      () => done(),
+      (err: unknown) => {
+        log.warn({ err, url: url.split('?')[0] }, 'quick-start observation failed');
+        done();
+      },
+    );
   });
 }
