@@ -26,11 +26,11 @@ export async function npmAfterChange(ctx: RepositoryHandle, change: PathsChange)
     for (const name of await namesAt(ctx, path)) names.add(name);
   for (const name of names)
     await ctx.withLock(name, async () => {
-      forget(ctx.repository.key, name);
+      forget(ctx, name);
       try {
         await reconcile(ctx, name);
       } finally {
-        forget(ctx.repository.key, name);
+        forget(ctx, name);
       }
     });
 }

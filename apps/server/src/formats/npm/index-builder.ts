@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import semver from 'semver';
 import type { FormatRepository, RepositoryHandle, StoredFile } from '../sdk/format.ts';
 import { eventsFolder, metaFolder, remotePackumentPath, tarballPath, versionsFolder } from './names.ts';
@@ -108,6 +109,7 @@ function remember(key: string, p: Packument, bytes: number): Packument {
  */
 export async function localPackument(ctx: RepositoryHandle, name: string): Promise<Packument | null> {
   const key = `L\u0000${ctx.repository.key}\u0000${name}`;
+  const { checkedAt, absent } = freshnessOf(ctx.node);
   const checked = checkedAt.get(key);
   if (checked !== undefined && Date.now() - checked < FRESH_MS) {
     const hit = built.get(key);
@@ -128,15 +130,25 @@ export async function localPackument(ctx: RepositoryHandle, name: string): Promi
 /**
  * How long a local packument is served without looking at the stored files again (as the core
  * caches artifact rows on the read path): changes made on this node drop it at once (`forget`);
- * another node's are seen within this time.
+ * another node's are seen within this time. Built and rendered packuments are checked by fingerprint
+ * and may be shared; what was checked when is each node's own.
  */
 const FRESH_MS = 1000;
-const checkedAt = new Map<string, number>();
-const absent = new Set<string>();
+const freshness = new WeakMap<object, { checkedAt: Map<string, number>; absent: Set<string> }>();
+
+function freshnessOf(node: object) {
+  let state = freshness.get(node);
+  if (!state) {
+    state = { checkedAt: new Map(), absent: new Set() };
+    freshness.set(node, state);
+  }
+  return state;
+}
 
 /** Drops what this node holds of a local package, after any change to it. */
-export function forget(repoKey: string, name: string): void {
-  const key = `L\u0000${repoKey}\u0000${name}`;
+export function forget(ctx: Pick<RepositoryHandle, 'node' | 'repository'>, name: string): void {
+  const key = `L\u0000${ctx.repository.key}\u0000${name}`;
+  const { checkedAt, absent } = freshnessOf(ctx.node);
   checkedAt.delete(key);
   absent.delete(key);
 }
@@ -398,19 +410,39 @@ export function renderPackument(p: Packument, repositoryUrl: string, abbreviated
   });
 }
 
-const rendered = new BoundedCache<{ body: string; etag: string }>(2000, 128 * 1024 * 1024);
+/** A packument as sent: bytes, its strong ETag and (made on first demand) its gzip form. */
+export interface RenderedPackument {
+  fingerprint: string;
+  body: Buffer;
+  etag: string;
+  gzip?: Buffer;
+}
 
-/** Rendered packuments, kept per repository URL and shape while the packument is unchanged. */
-export function renderCached(
-  p: Packument,
-  repositoryUrl: string,
-  abbreviated: boolean,
-): { body: string; etag: string } {
+const rendered = new BoundedCache<RenderedPackument>(2000, 128 * 1024 * 1024);
+
+/**
+ * Rendered packuments, kept as bytes per repository URL and shape while the packument is unchanged
+ * (issue 24: a hit costs a map lookup and a string comparison, no JSON, no hashing, no encoding).
+ */
+export function renderCached(p: Packument, repositoryUrl: string, abbreviated: boolean): RenderedPackument {
   const key = `${repositoryUrl}\u0000${p.name}\u0000${abbreviated ? 'a' : 'f'}`;
-  const etag = `"${sha1(`${p.fingerprint}\u0000${key}`)}"`;
   const hit = rendered.get(key);
-  if (hit?.etag === etag) return hit;
-  const entry = { body: renderPackument(p, repositoryUrl, abbreviated), etag };
+  if (hit?.fingerprint === p.fingerprint) return hit;
+  const entry: RenderedPackument = {
+    fingerprint: p.fingerprint,
+    body: Buffer.from(renderPackument(p, repositoryUrl, abbreviated)),
+    etag: `"${sha1(`${p.fingerprint}\u0000${key}`)}"`,
+  };
   rendered.set(key, entry, entry.body.length * 2);
   return entry;
+}
+
+/** Bodies smaller than this are sent as they are: compressing them saves less than it costs. */
+const GZIP_MIN_BYTES = 1024;
+
+/** The gzip form of a rendered packument, made once per version of it. */
+export function gzipOf(entry: RenderedPackument): Buffer | undefined {
+  if (entry.body.length < GZIP_MIN_BYTES) return undefined;
+  entry.gzip ??= gzipSync(entry.body);
+  return entry.gzip;
 }

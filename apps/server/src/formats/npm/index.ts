@@ -4,7 +4,7 @@ import { httpStatusOf } from '../../platform/http/error-status.ts';
 import { lingerAfterAnswer } from '../../platform/http/linger.ts';
 import type { FormatRequest, PackageFormat, RequestContext } from '../sdk/format.ts';
 import { npmAfterChange } from './after-change.ts';
-import { localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
+import { gzipOf, localPackument, packumentOf, renderCached, renderPackument } from './index-builder.ts';
 import { npmInstallCommand } from './install-command.ts';
 import { extractNpmMetadata } from './metadata.ts';
 import { escapeName, META_ROOT, type NpmPath, parseNpmPath } from './names.ts';
@@ -18,6 +18,13 @@ const ABBREVIATED = 'application/vnd.npm.install-v1+json';
 const isObject = (v: unknown): v is Record<string, unknown> =>
   !!v && typeof v === 'object' && !Array.isArray(v);
 
+/** Whether an Accept-Encoding header takes gzip (and does not refuse it with q=0). */
+function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value?.includes('gzip')) return false;
+  return !/(^|,)\s*gzip\s*;\s*q=0(\.0*)?\s*(,|$)/i.test(value);
+}
+
 /** Full packument, or the abbreviated one when the client asks for it (`npm install` does). */
 async function servePackument(
   request: FormatRequest,
@@ -30,15 +37,18 @@ async function servePackument(
   if (!p) throw new NpmError(404, `Package '${name}' not found`);
   const accept = String(request.headers.accept ?? '');
   const abbreviated = accept.includes(ABBREVIATED) && request.query.write !== 'true';
-  const { body, etag } = renderCached(p, ctx.repositoryUrl, abbreviated);
+  const entry = renderCached(p, ctx.repositoryUrl, abbreviated);
   reply
-    .header('etag', etag)
-    .header('vary', 'Accept, Authorization')
+    .header('etag', entry.etag)
+    .header('vary', 'Accept, Accept-Encoding, Authorization')
     .header('cache-control', 'no-cache')
     .type(abbreviated ? `${ABBREVIATED}; charset=utf-8` : 'application/json; charset=utf-8');
-  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  if (request.method === 'HEAD')
-    return reply.code(200).header('content-length', Buffer.byteLength(body)).send();
+  if (request.headers['if-none-match'] === entry.etag) return reply.code(304).send();
+  // npm asks with `Accept-Encoding: gzip`: the compressed form is made once per change, not per request.
+  const gzip = acceptsGzip(request.headers['accept-encoding']) ? gzipOf(entry) : undefined;
+  const body = gzip ?? entry.body;
+  if (gzip) reply.header('content-encoding', 'gzip');
+  if (request.method === 'HEAD') return reply.code(200).header('content-length', body.length).send();
   return reply.code(200).send(body);
 }
 

@@ -1,6 +1,17 @@
 import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuth, createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../testing/index.ts';
+import {
+  basicAuth,
+  createTestApp,
+  createTestDatabasePair,
+  TEST_ADMIN_PASSWORD,
+  type TestApp,
+  testEngine,
+} from '../../testing/index.ts';
 import { makeTarball, publishDocument } from './test-support.ts';
 
 /**
@@ -70,6 +81,9 @@ describe('npm packuments after deletes, moves and copies made outside the npm pr
   afterAll(() => t?.close());
 
   it('issue 7: /api/move of a tarball to another npm repository lists the version there and no longer here', async () => {
+    // Read first (issue 24: the packument is then kept in memory, and the move must drop it).
+    expect((await installable('npm-one', 'tidy-pkg'))?.versions).toEqual(['1.0.0', '1.1.0', '2.0.0']);
+    expect(await packument('npm-two', 'tidy-pkg')).toBeNull();
     const res = await request(
       'POST',
       '/api/move/npm-one/tidy-pkg/-/tidy-pkg-2.0.0.tgz?to=/npm-two/tidy-pkg/-/tidy-pkg-2.0.0.tgz',
@@ -104,5 +118,69 @@ describe('npm packuments after deletes, moves and copies made outside the npm pr
       versions: ['1.0.0', '1.1.0'],
       latest: '1.1.0',
     });
+  });
+});
+
+describe(`issue 24: a packument kept in memory on one node follows another node's publish within a second (${testEngine})`, () => {
+  let a: TestApp;
+  let b: TestApp;
+  let bHome: string;
+  beforeAll(async () => {
+    const [first, second] = await createTestDatabasePair();
+    a = await createTestApp({}, { database: first });
+    // The nodes share the blob store (a shared volume) as they share the database.
+    bHome = await mkdtemp(path.join(os.tmpdir(), 'granary-node-b-'));
+    await mkdir(path.join(a.home, 'blobs'), { recursive: true });
+    await symlink(path.join(a.home, 'blobs'), path.join(bHome, 'blobs'));
+    b = await createTestApp({}, { database: second, home: bHome });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await rm(bHome, { recursive: true, force: true });
+  });
+
+  it('node b serves the new version (plain and gzip) at most about a second after node a published it', async () => {
+    const call = (t: TestApp, method: 'GET' | 'PUT', url: string, payload?: unknown, headers = {}) =>
+      t.app.inject({
+        method,
+        url,
+        headers: { authorization: ADMIN, 'content-type': 'application/json', ...headers },
+        payload: payload === undefined ? undefined : JSON.stringify(payload),
+      });
+    expect(
+      (await call(a, 'PUT', '/api/repositories/npm-shared', { rclass: 'local', packageType: 'npm' }))
+        .statusCode,
+    ).toBe(201);
+    const publish = async (version: string) => {
+      const manifest = { name: 'shared-pkg', version, description: 'x'.repeat(2000) };
+      const res = await call(
+        a,
+        'PUT',
+        '/repository/npm-shared/shared-pkg',
+        publishDocument(manifest, await makeTarball(manifest)),
+      );
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    const versions = async (gzip: boolean) => {
+      const res = await call(
+        b,
+        'GET',
+        '/repository/npm-shared/shared-pkg',
+        undefined,
+        gzip ? { 'accept-encoding': 'gzip' } : {},
+      );
+      const body = gzip ? gunzipSync(res.rawPayload) : res.rawPayload;
+      return Object.keys(JSON.parse(body.toString()).versions).sort();
+    };
+    await publish('1.0.0');
+    expect(await versions(false)).toEqual(['1.0.0']);
+    expect(await versions(true)).toEqual(['1.0.0']);
+    await publish('1.1.0');
+    const published = Date.now();
+    await expect.poll(() => versions(false), { timeout: 4000, interval: 50 }).toEqual(['1.0.0', '1.1.0']);
+    expect(await versions(true)).toEqual(['1.0.0', '1.1.0']);
+    // The stated bound (FRESH_MS, 1 s) plus the test's own polling.
+    expect(Date.now() - published).toBeLessThan(2500);
   });
 });

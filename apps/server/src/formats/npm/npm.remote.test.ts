@@ -119,6 +119,25 @@ describe(`npm remote: what comes back from the upstream is verified before it is
     await new Promise((r) => registry?.server.close(r));
   });
 
+  it('issue 24: a remote refresh replaces the kept packument bytes, asked with and without gzip, through the remote and the virtual', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const name = 'refreshed-pkg';
+    const latest = async (url: string, gzip: boolean) => {
+      const res = await get(url, gzip ? { 'accept-encoding': 'gzip' } : {});
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload;
+      return JSON.parse(body.toString())['dist-tags'].latest;
+    };
+    const one = await good(name);
+    registry.served.set(name, { version: '1.0.0', described: one, sent: one });
+    for (const url of [`/repository/npm-remote/${name}`, `/repository/npm/${name}`])
+      for (const gzip of [false, true]) expect(await latest(url, gzip)).toBe('1.0.0');
+    const two = await good(name, '2.0.0');
+    registry.served.set(name, { version: '2.0.0', described: two, sent: two });
+    for (const url of [`/repository/npm-remote/${name}`, `/repository/npm/${name}`])
+      for (const gzip of [false, true]) expect(await latest(url, gzip)).toBe('2.0.0');
+  });
+
   it('issue 12 §4: a tarball whose package.json names another package answers 502 and is not cached; fixed upstream → served', async () => {
     const evil = await good('someone-else');
     registry.served.set('named-wrong', { version: '1.0.0', described: evil, sent: evil });

@@ -188,6 +188,64 @@ describe('npm registry (API)', () => {
     expect(again.statusCode).toBe(304);
   });
 
+  it('issue 24: the kept packument bytes, plain and gzip (npm sends Accept-Encoding: gzip), follow publish, dist-tag, deprecate and unpublish at once', async () => {
+    const { gunzipSync } = await import('node:zlib');
+    const name = 'cache-follow';
+    const path = `${R}/${name}`;
+    /** Both shapes, plain and gzip: each must say the same, and what the change made. */
+    const read = async () => {
+      const out: { versions: string[]; tags: Record<string, string>; deprecated?: string }[] = [];
+      for (const accept of ['application/json', ABBREVIATED]) {
+        const plain = await get(path, { accept });
+        const zipped = await get(path, { accept, 'accept-encoding': 'gzip, deflate, br' });
+        expect(plain.statusCode).toBe(200);
+        expect(zipped.headers['content-encoding']).toBe('gzip');
+        expect(zipped.headers.vary).toContain('Accept-Encoding');
+        expect(zipped.headers.etag).toBe(plain.headers.etag);
+        const unzipped = gunzipSync(zipped.rawPayload);
+        expect(unzipped.equals(plain.rawPayload)).toBe(true);
+        const doc = JSON.parse(unzipped.toString());
+        out.push({
+          versions: Object.keys(doc.versions).sort(),
+          tags: doc['dist-tags'],
+          deprecated: doc.versions['1.0.0']?.deprecated,
+        });
+      }
+      expect(out[1]).toEqual(out[0]);
+      return out[0]!;
+    };
+    // Large enough to be compressed in both shapes (the abbreviated one keeps dependencies).
+    const extra = {
+      dependencies: Object.fromEntries(
+        Array.from({ length: 80 }, (_, i) => [`dependency-${i}`, `^${i}.0.0`]),
+      ),
+    };
+    expect((await publishVersion(name, '1.0.0', extra)).statusCode).toBe(201);
+    expect(await read()).toEqual({ versions: ['1.0.0'], tags: { latest: '1.0.0' } });
+    expect((await publishVersion(name, '1.1.0', extra)).statusCode).toBe(201);
+    expect(await read()).toEqual({ versions: ['1.0.0', '1.1.0'], tags: { latest: '1.1.0' } });
+    expect((await put(`${R}/-/package/${name}/dist-tags/stable`, '"1.0.0"')).statusCode).toBe(201);
+    expect((await read()).tags).toEqual({ latest: '1.1.0', stable: '1.0.0' });
+    const doc = (await get(`${path}?write=true`)).json();
+    doc.versions['1.0.0'].deprecated = 'use 1.1.0';
+    expect((await put(path, doc)).statusCode).toBe(200);
+    expect((await read()).deprecated).toBe('use 1.1.0');
+    // npm unpublish name@1.1.0: the packument without it, then the tarball DELETE.
+    const without = (await get(`${path}?write=true`)).json();
+    delete without.versions['1.1.0'];
+    without['dist-tags'] = { latest: '1.0.0', stable: '1.0.0' };
+    expect((await put(`${path}/-rev/${without._rev}`, without)).statusCode).toBe(200);
+    await t.app.inject({
+      method: 'DELETE',
+      url: `${path}/-/${name}-1.1.0.tgz/-rev/${without._rev}`,
+      headers: { authorization: ADMIN },
+    });
+    expect(await read()).toMatchObject({ versions: ['1.0.0'], tags: { latest: '1.0.0' } });
+    // A tiny packument is not worth compressing; gzip refused with q=0 is honoured.
+    const small = await get(`${R}/granary-sample`, { 'accept-encoding': 'identity, gzip;q=0' });
+    expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
   it("issue 6: a published version never changes: re-publishing it is refused with npm's error, the stored tarball is unchanged", async () => {
     const before = await get(`${R}/granary-sample/-/granary-sample-1.0.0.tgz`);
     const res = await publishVersion('granary-sample', '1.0.0');

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import semver from 'semver';
 import { NotFoundError } from '../../platform/errors.ts';
-import type { RepositoryHandle, RequestContext } from '../sdk/format.ts';
+import type { RepositoryHandle, RequestContext, SpooledBytes } from '../sdk/format.ts';
 import { readBounded } from '../sdk/helpers.ts';
 import {
   forget,
@@ -90,11 +90,11 @@ export function checkTag(tag: string): void {
 /** Runs a change of a package under its lock; what this node cached of it is dropped before and after. */
 async function changing<T>(target: RepositoryHandle, name: string, fn: () => Promise<T>): Promise<T> {
   return target.withLock(name, async () => {
-    forget(target.repository.key, name);
+    forget(target, name);
     try {
       return await fn();
     } finally {
-      forget(target.repository.key, name);
+      forget(target, name);
     }
   });
 }
@@ -209,24 +209,34 @@ export async function publish(ctx: RequestContext, name: string, doc: Record<str
   await changing(target, name, async () => {
     if (await target.stat(versionRecordPath(name, version)))
       throw new NpmError(403, `You cannot publish over the previously published versions: ${version}.`);
-    // Both files at once; if either fails, the other is removed so the version is wholly absent.
-    const written = await Promise.allSettled([
-      target.deploy(tarballPath(name, version), data, {
-        noOverwrite: true,
-        expected: { sha1: shasum, size: data.length },
-        metadata: packageMetadata({ ...contents, readme }),
-      }),
-      target.deploy(versionRecordPath(name, version), Buffer.from(JSON.stringify(record)), {
-        noOverwrite: true,
-        metadata: null,
-      }),
-    ]);
-    const failed = written.find((w) => w.status === 'rejected');
-    if (failed) {
-      const paths = [tarballPath(name, version), versionRecordPath(name, version)];
-      for (const [i, w] of written.entries())
-        if (w.status === 'fulfilled') await target.delete(paths[i]!, { permanent: true }).catch(() => 0);
-      throw (failed as PromiseRejectedResult).reason;
+    // issue 24: both files' bytes first, then both files in one commit: the version is wholly there
+    // or wholly absent, and one publish costs one transaction.
+    const spooled: SpooledBytes[] = [];
+    try {
+      spooled.push(
+        await target.spool(tarballPath(name, version), Readable.from([data]), {
+          expected: { sha1: shasum, size: data.length },
+        }),
+      );
+      spooled.push(
+        await target.spool(
+          versionRecordPath(name, version),
+          Readable.from([Buffer.from(JSON.stringify(record))]),
+        ),
+      );
+      await target.link(
+        [
+          {
+            path: tarballPath(name, version),
+            spooled: spooled[0]!,
+            metadata: packageMetadata({ ...contents, readme }),
+          },
+          { path: versionRecordPath(name, version), spooled: spooled[1]!, metadata: null },
+        ],
+        { noOverwrite: true },
+      );
+    } finally {
+      for (const s of spooled) await s.release().catch(() => {});
     }
   });
   return { ok: true, id: name, success: true };

@@ -266,6 +266,11 @@ export type FormatSettings = Readonly<
  */
 export interface RepositoryHandle {
   repository: FormatRepository;
+  /**
+   * This server (one object per running app): the key of a format's in-memory state that must not be
+   * shared with another server in the same process (tests run two nodes on one database in one process).
+   */
+  readonly node: object;
   log: Logger;
   /** The server settings formats read. */
   settings: FormatSettings;
@@ -301,16 +306,18 @@ export interface RepositoryHandle {
    * Stores files whose content is already stored, each the same bytes as a file this handle (or
    * another the core gave) handed out (`sameAs`): no bytes read, all in one transaction (write
    * permission; delete to replace other content). A path already holding the same content and
-   * properties is left as it is. E.g. an OCI tag's `manifest.json` and layer files.
+   * properties is left as it is. E.g. an OCI tag's `manifest.json` and layer files. A file may instead
+   * name bytes `spool` put in the blob store (`spooled`): several uploads made files in one commit
+   * (issue 24: an npm publish's tarball and version record). With `noOverwrite`, other content
+   * already at a path is refused (ConflictError 'ALREADY_EXISTS') and nothing is stored.
    */
   link(
-    files: {
+    files: ({
       path: string;
-      sameAs: FormatFile;
       properties?: Record<string, string[]>;
       metadata?: PackageMetadata | null;
-    }[],
-    opts?: EventOptions,
+    } & ({ sameAs: FormatFile; spooled?: never } | { spooled: SpooledBytes; sameAs?: never }))[],
+    opts?: EventOptions & { noOverwrite?: boolean },
   ): Promise<FormatFile[]>;
   /**
    * Bytes an earlier `spool` put in the blob store, found again by their sha256 after the handle was

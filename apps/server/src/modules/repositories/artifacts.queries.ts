@@ -212,6 +212,47 @@ export async function upsertArtifact(db: Executor, row: ArtifactInsert): Promise
   return stored!;
 }
 
+/**
+ * `upsertArtifact` of several paths in one statement (issue 24: a statement per file was most of a
+ * multi-file commit's cost on the embedded database); the rows come back in the order given. Paths
+ * must differ (one statement cannot update a row twice).
+ */
+export async function upsertArtifacts(db: Executor, rows: ArtifactInsert[]): Promise<ArtifactRow[]> {
+  if (rows.length <= 1) return Promise.all(rows.map((r) => upsertArtifact(db, r)));
+  artifactsChanged();
+  const now = new Date();
+  const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  const stored = await db
+    .insert(artifacts)
+    .values(
+      rows.map((row) => ({
+        ...row,
+        mimeType: row.mimeType ?? null,
+        properties: row.properties ?? {},
+        fetchedAt: row.fetchedAt ?? null,
+        createdAt: row.createdAt ?? now,
+        modifiedAt: now,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [artifacts.repositoryId, artifacts.path],
+      set: {
+        size: excluded('size'),
+        sha256: excluded('sha256'),
+        sha1: excluded('sha1'),
+        md5: excluded('md5'),
+        mimeType: excluded('mime_type'),
+        properties: excluded('properties'),
+        modifiedAt: excluded('modified_at'),
+        modifiedBy: excluded('modified_by'),
+        fetchedAt: excluded('fetched_at'),
+      },
+    })
+    .returning();
+  const byPath = new Map(stored.map((r) => [r.path, r]));
+  return rows.map((r) => byPath.get(r.path)!);
+}
+
 /** Deletes the file at `path`, or every file below it when it is a folder; returns what was deleted. */
 export async function deleteArtifactsAt(
   db: Executor,

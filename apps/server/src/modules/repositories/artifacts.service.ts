@@ -26,6 +26,7 @@ import {
   pathConflicts,
   setArtifactProperties,
   upsertArtifact,
+  upsertArtifacts,
 } from './artifacts.queries.ts';
 import {
   actorName,
@@ -337,8 +338,11 @@ export async function linkArtifacts(
   principal: Principal | null,
   repoKey: string,
   items: LinkInput[],
-  /** `via`: the virtual repository the request came through; `events`: a format's own, published with the files */
-  opts: { via?: string; events?: readonly FormatEvent[]; derived?: boolean } = {},
+  /**
+   * `via`: the virtual repository the request came through; `events`: a format's own, published with
+   * the files; `noOverwrite`: other content at a path is refused (409 ALREADY_EXISTS), nothing stored
+   */
+  opts: { via?: string; events?: readonly FormatEvent[]; derived?: boolean; noOverwrite?: boolean } = {},
 ): Promise<{ repo: RepoConfig; artifacts: ArtifactRow[] }> {
   const target = await resolveTarget(ctx, repoKey, principal);
   const repo = await deployTarget(ctx, target);
@@ -354,24 +358,33 @@ export async function linkArtifacts(
         );
     await authorize(ctx, principal, 'write', repo, path.path);
   }
+  // With noOverwrite the transaction reads the paths anyway (a concurrent writer's twin or conflict),
+  // so no read before it (issue 24: a statement fewer per publish): a file at a path is never replaced.
   const existing = new Map(
-    (
-      await findArtifacts(
-        ctx.db,
-        repo.id,
-        items.map((i) => i.path.path),
-      )
-    ).map((r) => [r.path, r]),
+    opts.noOverwrite
+      ? []
+      : (
+          await findArtifacts(
+            ctx.db,
+            repo.id,
+            items.map((i) => i.path.path),
+          )
+        ).map((r) => [r.path, r]),
   );
-  const changed: LinkInput[] = [];
+  const same = (row: ArtifactRow | undefined, item: LinkInput) =>
+    !!row &&
+    row.sha256 === item.stored.sha256 &&
+    sameProperties(row.properties as Properties, item.properties);
+  const alreadyExists = (path: string) =>
+    new ConflictError(
+      `'${path}' already exists in repository '${repo.key}' and cannot be overwritten`,
+      'ALREADY_EXISTS',
+    );
+  let changed: LinkInput[] = [];
   for (const item of items) {
     const row = existing.get(item.path.path);
-    if (
-      row &&
-      row.sha256 === item.stored.sha256 &&
-      sameProperties(row.properties as Properties, item.properties)
-    )
-      continue;
+    if (same(row, item)) continue;
+    if (row && opts.noOverwrite) throw alreadyExists(item.path.path);
     if (row) await authorize(ctx, principal, 'delete', repo, item.path.path);
     if (!(await ctx.blobs.stat(item.stored.sha256)))
       throw new NotFoundError('The stored content is gone: deploy the bytes instead');
@@ -392,6 +405,24 @@ export async function linkArtifacts(
   let quotaWarnings: QuotaWarning[] = [];
   if (changed.length > 0)
     await changeArtifacts(ctx.db, async (tx) => {
+      if (opts.noOverwrite) {
+        // A concurrent deploy got there first: the same content is its twin's success, other content a conflict.
+        const now = new Map(
+          (
+            await findArtifacts(
+              tx,
+              repo.id,
+              changed.map((i) => i.path.path),
+            )
+          ).map((r) => [r.path, r]),
+        );
+        for (const item of changed) {
+          const row = now.get(item.path.path);
+          if (row && !same(row, item)) throw alreadyExists(item.path.path);
+          if (row) stored.set(item.path.path, row);
+        }
+        changed = changed.filter((i) => !now.has(i.path.path));
+      }
       quotaWarnings = await enforceQuota(
         tx,
         repo,
@@ -399,22 +430,25 @@ export async function linkArtifacts(
       );
       const replaced = changed.filter((i) => existing.has(i.path.path)).map((i) => i.path.path);
       if (replaced.length > 0) await notifyRemoved(ctx, tx, repo.id, replaced);
-      for (const { path, stored: blob, properties } of changed) {
+      for (const { path, stored: blob } of changed)
         await notifyStored(ctx, tx, repo, path.path, blob, metas.get(path.path) ?? null);
-        const row = await upsertArtifact(tx, {
-          repositoryId: repo.id,
-          path: path.path,
-          size: blob.size,
-          sha256: blob.sha256,
-          sha1: blob.sha1,
-          md5: blob.md5,
-          mimeType: mimeTypeOf(path.name),
-          properties,
-          createdBy: by,
-          modifiedBy: by,
-        });
-        stored.set(path.path, row);
-      }
+      // One statement for all rows (issue 24); a path given twice is written row by row, as before.
+      const rows = changed.map(({ path, stored: blob, properties }) => ({
+        repositoryId: repo.id,
+        path: path.path,
+        size: blob.size,
+        sha256: blob.sha256,
+        sha1: blob.sha1,
+        md5: blob.md5,
+        mimeType: mimeTypeOf(path.name),
+        properties,
+        createdBy: by,
+        modifiedBy: by,
+      }));
+      const distinct = new Set(rows.map((r) => r.path)).size === rows.length;
+      const written = distinct ? await upsertArtifacts(tx, rows) : [];
+      if (!distinct) for (const r of rows) written.push(await upsertArtifact(tx, r));
+      for (const row of written) stored.set(row.path, row);
       await publish(
         tx,
         ...changed

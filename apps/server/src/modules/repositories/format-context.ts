@@ -171,6 +171,10 @@ class CoreRepositoryHandle implements RepositoryHandle {
     return formatRepositoryOf(this.repo);
   }
 
+  get node(): object {
+    return this.ctx;
+  }
+
   get log(): RepositoryHandle['log'] {
     this.#log ??= this.ctx.log.child({ repo: this.repo.key });
     return this.#log;
@@ -284,15 +288,18 @@ class CoreRepositoryHandle implements RepositoryHandle {
     return spooled;
   }
 
-  async link(files: Parameters<RepositoryHandle['link']>[0], opts: EventOptions = {}): Promise<FormatFile[]> {
+  async link(
+    files: Parameters<RepositoryHandle['link']>[0],
+    opts: EventOptions & { noOverwrite?: boolean } = {},
+  ): Promise<FormatFile[]> {
     if (files.length === 0) return [];
     const { artifacts } = await linkArtifacts(
       this.ctx,
       this.actor,
       this.repo.key,
       files.map((f) => {
-        const row = rows.get(f.sameAs);
-        if (!row) throw new Error('link(): not a file this context handed out');
+        const row = f.sameAs ? rows.get(f.sameAs) : f.spooled ? spooledBlobs.get(f.spooled) : undefined;
+        if (!row) throw new Error('link(): not a file or spooled bytes this context handed out');
         return {
           path: this.parse(f.path),
           stored: { sha256: row.sha256, sha1: row.sha1, md5: row.md5, size: row.size },
@@ -300,7 +307,7 @@ class CoreRepositoryHandle implements RepositoryHandle {
           metadata: f.metadata,
         };
       }),
-      { via: this.via, events: opts.events, derived: opts.derived },
+      { via: this.via, events: opts.events, derived: opts.derived, noOverwrite: opts.noOverwrite },
     );
     return artifacts.map((a) => toFormatFile(this.ctx, a));
   }
