@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { INLINE_HASH_BYTES, SideHashes } from './hash-pool.ts';
+import os from 'node:os';
+import { describe, expect, it, vi } from 'vitest';
+import { INLINE_HASH_BYTES, SideHashes, workerJobs } from './hash-pool.ts';
 
 const want = (chunks: Buffer[]) => {
   const sha1 = createHash('sha1');
@@ -52,5 +53,43 @@ describe('SHA-1 and MD5 on the side (DESIGN Storage model: three checksums in on
     side.abort();
     const chunks = [randomBytes(2 * INLINE_HASH_BYTES)];
     expect(await hashAll(chunks)).toEqual(want(chunks));
+  });
+
+  it.each([
+    [4, [1, 1]],
+    [2, [1]],
+  ])(
+    'issue 24: with %i cores a large upload hashes on workers %j (MD5 and SHA-1 apart when a core is spare for each)',
+    async (cores, busy) => {
+      const spy = vi.spyOn(os, 'availableParallelism').mockReturnValue(cores);
+      try {
+        const side = new SideHashes();
+        const chunks = [randomBytes(2 * INLINE_HASH_BYTES)];
+        await side.update(chunks[0]!);
+        expect(workerJobs().filter((n) => n > 0)).toEqual(busy);
+        expect(await side.digest()).toEqual(want(chunks));
+        expect(workerJobs().every((n) => n === 0)).toBe(true);
+      } finally {
+        spy.mockRestore();
+      }
+    },
+  );
+
+  it('issue 24: a chunk the ring can take is taken at once (no promise); a full ring makes the upload wait', async () => {
+    const side = new SideHashes();
+    const chunks = Array.from({ length: 12 }, () => randomBytes(1024 * 1024));
+    // The first MiB is held; the second starts the workers (copying what was held).
+    expect(side.update(chunks[0]!)).toBeUndefined();
+    await side.update(chunks[1]!);
+    // The workers cannot answer while this loop runs: the 8 MiB ring fills and then the upload waits.
+    let taken = 2;
+    let wait: Promise<void> | undefined;
+    while (!wait && taken < chunks.length) wait = side.update(chunks[taken++]!);
+    expect(wait).toBeInstanceOf(Promise);
+    expect(taken).toBeGreaterThan(8);
+    // The waiting chunk goes in once the workers catch up; the next chunk waits for it (one at a time).
+    await wait;
+    for (const c of chunks.slice(taken)) await side.update(c);
+    expect(await side.digest()).toEqual(want(chunks));
   });
 });

@@ -37,7 +37,9 @@ class HashingTransform extends Transform {
       return;
     }
     this.sha256.update(chunk);
-    this.side.update(chunk).then(() => callback(null, chunk), callback);
+    const wait = this.side.update(chunk);
+    if (wait) wait.then(() => callback(null, chunk), callback);
+    else callback(null, chunk);
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
