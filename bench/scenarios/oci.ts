@@ -154,8 +154,15 @@ async function manifestPuts(targets: { name: string; base: string; image: string
       JSON.stringify({ architecture: 'amd64', os: 'linux', n: randomBytes(4).toString('hex') }),
     );
     for (const b of [layer, config]) {
-      const res = await fetch(`${t.base}/v2/${t.image}/blobs/uploads/?digest=${digest(b)}`, {
-        method: 'POST',
+      // The two-step push every registry takes (docker-registry answers a monolithic POST with 202).
+      const started = await fetch(`${t.base}/v2/${t.image}/blobs/uploads/`, { method: 'POST', headers });
+      const location = started.headers.get('location');
+      if (started.status !== 202 || !location)
+        throw new Error(`${t.name}: upload start answered ${started.status}`);
+      const url = new URL(location, t.base);
+      url.searchParams.set('digest', digest(b));
+      const res = await fetch(url, {
+        method: 'PUT',
         headers: { ...headers, 'content-type': 'application/octet-stream' },
         body: b,
       });
