@@ -189,43 +189,25 @@ export async function findArtifacts(
 
 /** Inserts or replaces the artifact at its path in one statement: concurrent writers leave one whole row. */
 export async function upsertArtifact(db: Executor, row: ArtifactInsert): Promise<ArtifactRow> {
-  artifactsChanged();
-  const now = new Date();
-  const [stored] = await db
-    .insert(artifacts)
-    .values({ ...row, createdAt: row.createdAt ?? now, modifiedAt: now })
-    .onConflictDoUpdate({
-      target: [artifacts.repositoryId, artifacts.path],
-      set: {
-        size: row.size,
-        sha256: row.sha256,
-        sha1: row.sha1,
-        md5: row.md5,
-        mimeType: row.mimeType ?? null,
-        properties: row.properties ?? {},
-        modifiedAt: now,
-        modifiedBy: row.modifiedBy,
-        fetchedAt: row.fetchedAt ?? null,
-      },
-    })
-    .returning();
+  const [stored] = await upsertArtifacts(db, [row]);
   return stored!;
 }
 
 /**
- * `upsertArtifact` of several paths in one statement (issue 24: a statement per file was most of a
- * multi-file commit's cost on the embedded database); the rows come back in the order given. Paths
- * must differ (one statement cannot update a row twice).
+ * Inserts or replaces the artifacts at their paths in one statement (issue 24: a statement per file
+ * was most of a multi-file commit's cost on the embedded database); a path given twice keeps its
+ * last row (one statement cannot update a row twice). Answers the stored row of each row given, in order.
  */
 export async function upsertArtifacts(db: Executor, rows: ArtifactInsert[]): Promise<ArtifactRow[]> {
-  if (rows.length <= 1) return Promise.all(rows.map((r) => upsertArtifact(db, r)));
+  if (rows.length === 0) return [];
   artifactsChanged();
   const now = new Date();
   const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  const last = new Map(rows.map((row) => [row.path, row]));
   const stored = await db
     .insert(artifacts)
     .values(
-      rows.map((row) => ({
+      [...last.values()].map((row) => ({
         ...row,
         mimeType: row.mimeType ?? null,
         properties: row.properties ?? {},

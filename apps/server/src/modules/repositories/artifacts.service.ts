@@ -14,6 +14,7 @@ import type { Principal } from '../../platform/http/access-control.ts';
 import { httpStatusOf } from '../../platform/http/error-status.ts';
 import { artifactEvent, formatEvents, propertyEvents } from './artifact-events.ts';
 import {
+  type ArtifactInsert,
   type ArtifactRow,
   changeArtifacts,
   deleteArtifactsAt,
@@ -62,6 +63,28 @@ export interface Target {
   cache: boolean;
   /** The key the request used (for URIs). */
   key: string;
+}
+
+/** The row a deploy or link writes for `blob` at `path`. */
+function artifactInsert(
+  repositoryId: string,
+  path: RepoPath,
+  blob: { sha256: string; sha1: string; md5: string; size: number },
+  properties: ArtifactInsert['properties'],
+  by: string,
+): ArtifactInsert {
+  return {
+    repositoryId,
+    path: path.path,
+    size: blob.size,
+    sha256: blob.sha256,
+    sha1: blob.sha1,
+    md5: blob.md5,
+    mimeType: mimeTypeOf(path.name),
+    properties,
+    createdBy: by,
+    modifiedBy: by,
+  };
 }
 
 /**
@@ -260,18 +283,7 @@ export async function deployArtifact(
     quotaWarnings = await enforceQuota(tx, repo, blob.size - (existing?.size ?? 0));
     if (existing) await notifyRemoved(ctx, tx, repo.id, [path.path]);
     await notifyStored(ctx, tx, repo, path.path, blob, meta);
-    const row = await upsertArtifact(tx, {
-      repositoryId: repo.id,
-      path: path.path,
-      size: blob.size,
-      sha256: blob.sha256,
-      sha1: blob.sha1,
-      md5: blob.md5,
-      mimeType: mimeTypeOf(path.name),
-      properties: input.properties,
-      createdBy: by,
-      modifiedBy: by,
-    });
+    const row = await upsertArtifact(tx, artifactInsert(repo.id, path, blob, input.properties, by));
     await publish(
       tx,
       ...(announced(ctx, repo, path.path, input.derived)
@@ -432,22 +444,13 @@ export async function linkArtifacts(
       if (replaced.length > 0) await notifyRemoved(ctx, tx, repo.id, replaced);
       for (const { path, stored: blob } of changed)
         await notifyStored(ctx, tx, repo, path.path, blob, metas.get(path.path) ?? null);
-      // One statement for all rows (issue 24); a path given twice is written row by row, as before.
-      const rows = changed.map(({ path, stored: blob, properties }) => ({
-        repositoryId: repo.id,
-        path: path.path,
-        size: blob.size,
-        sha256: blob.sha256,
-        sha1: blob.sha1,
-        md5: blob.md5,
-        mimeType: mimeTypeOf(path.name),
-        properties,
-        createdBy: by,
-        modifiedBy: by,
-      }));
-      const distinct = new Set(rows.map((r) => r.path)).size === rows.length;
-      const written = distinct ? await upsertArtifacts(tx, rows) : [];
-      if (!distinct) for (const r of rows) written.push(await upsertArtifact(tx, r));
+      // One statement for all rows (issue 24).
+      const written = await upsertArtifacts(
+        tx,
+        changed.map(({ path, stored: blob, properties }) =>
+          artifactInsert(repo.id, path, blob, properties, by),
+        ),
+      );
       for (const row of written) stored.set(row.path, row);
       await publish(
         tx,
