@@ -1,9 +1,8 @@
 // `npm run bench`: Granary side by side with its reference peers, each scenario several times,
 // reporting medians, min–max and the ratio to the peer (DESIGN.md "Performance targets").
 // Grows with every issue: each scenario names the target it measures.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
+import { LOAD_TOOL, measure as measureRate, stats } from './lib/load.ts';
 import { startNginx } from './lib/nginx.ts';
 import { type RunningServer, rssMiB, startBareNode, startGranary } from './lib/servers.ts';
 
@@ -11,53 +10,12 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 let headers: Record<string, string> = {};
-
-/** DESIGN.md: wrk (Debian) for bodies over 64 KiB — autocannon tops out near 60 MiB/s. */
-const WRK = spawnSync('wrk', ['--version']).error ? null : 'wrk';
-const TOOL = WRK ? 'wrk' : 'autocannon (wrk not installed: bench/setup-nginx.sh installs it as root)';
-
-async function reqPerSec(url: string): Promise<number> {
-  if (WRK) {
-    const args = ['-t2', '-c10', `-d${SECONDS}s`, '--latency'];
-    for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-    const run = spawnSync(WRK, [...args, url], { encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`);
-    if (/Non-2xx or 3xx responses/.test(run.stdout))
-      throw new Error(`${url}: non-2xx answers\n${run.stdout}`);
-    const rate = /Requests\/sec:\s+([\d.]+)/.exec(run.stdout)?.[1];
-    if (!rate) throw new Error(`wrk printed no rate:\n${run.stdout}`);
-    return Number(rate);
-  }
-  const result = await autocannon({ url, connections: 10, duration: SECONDS, pipelining: 1, headers });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
-}
-
-function stats(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted.at(-1)! };
-}
-
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 30_000);
+const TOOL = LOAD_TOOL;
 
-async function runs(server: RunningServer, path: string): Promise<number[]> {
-  const values: number[] = [];
-  for (let i = 0; i < RUNS; i++) values.push(await reqPerSec(`${server.url}${path}`));
-  return values;
-}
-
-/**
- * DESIGN.md: run each HTTP scenario fresh and again after 30 s idle, and report the worse
- * (an idle Node process shrinks its heap and can lose 2.6×).
- */
-async function measure(server: RunningServer, path: string): Promise<number[]> {
-  await reqPerSec(`${server.url}${path}`); // warm-up
-  const fresh = await runs(server, path);
-  await new Promise((r) => setTimeout(r, IDLE_MS));
-  const afterIdle = await runs(server, path);
-  return stats(fresh).median <= stats(afterIdle).median ? fresh : afterIdle;
-}
+/** Worse of fresh and after idle (DESIGN.md), with the headers set for the scenario. */
+const measure = (server: RunningServer, path: string) =>
+  measureRate(`${server.url}${path}`, headers, { runs: RUNS, seconds: SECONDS, idleMs: IDLE_MS });
 
 // BENCH_ONLY=npm,oci runs only those scenarios; `base` names B0, M0, S3 and S4 below.
 const ONLY = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());

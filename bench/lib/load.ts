@@ -39,3 +39,24 @@ export const fmtRate = (values: number[]) => {
   const s = stats(values);
   return `${Math.round(s.median)} req/s (${Math.round(s.min)}–${Math.round(s.max)})`;
 };
+
+/**
+ * DESIGN.md: each HTTP scenario fresh and again after `idleMs` idle, the worse of the two (an idle
+ * Node process shrinks its heap and can lose 2.6×): `runs` measurements of `seconds` each, after a warm-up.
+ */
+export async function measure(
+  url: string,
+  headers: Record<string, string>,
+  opts: { runs: number; seconds: number; idleMs: number },
+): Promise<number[]> {
+  const series = async () => {
+    const values: number[] = [];
+    for (let i = 0; i < opts.runs; i++) values.push(await reqPerSec(url, headers, opts.seconds));
+    return values;
+  };
+  await reqPerSec(url, headers, 1); // warm-up
+  const fresh = await series();
+  await new Promise((r) => setTimeout(r, opts.idleMs));
+  const afterIdle = await series();
+  return stats(fresh).median <= stats(afterIdle).median ? fresh : afterIdle;
+}

@@ -6,7 +6,7 @@
 // Each HTTP row: worse of fresh and after BENCH_IDLE_MS idle (an idle Node process shrinks its heap).
 import { gzipSync } from 'node:zlib';
 import { httpPublish } from '../../apps/server/src/formats/npm/test-support.ts';
-import { fmtRate, LOAD_TOOL, reqPerSec, stats } from '../lib/load.ts';
+import { fmtRate, LOAD_TOOL, measure as measureRate, stats } from '../lib/load.ts';
 import { startNginx } from '../lib/nginx.ts';
 import { type RunningServer, rssMiB, startGranary } from '../lib/servers.ts';
 
@@ -27,20 +27,8 @@ async function api(granary: RunningServer, method: string, path: string, body?: 
   return res;
 }
 
-async function runs(url: string, headers: Record<string, string>): Promise<number[]> {
-  const values: number[] = [];
-  for (let i = 0; i < RUNS; i++) values.push(await reqPerSec(url, headers, SECONDS));
-  return values;
-}
-
-/** Worse of fresh and after idle, as DESIGN.md asks; `between` runs while idle (nothing by default). */
-async function measure(url: string, headers: Record<string, string>): Promise<number[]> {
-  await reqPerSec(url, headers, 1); // warm-up
-  const fresh = await runs(url, headers);
-  await new Promise((r) => setTimeout(r, IDLE_MS));
-  const afterIdle = await runs(url, headers);
-  return stats(fresh).median <= stats(afterIdle).median ? fresh : afterIdle;
-}
+const measure = (url: string, headers: Record<string, string>) =>
+  measureRate(url, headers, { runs: RUNS, seconds: SECONDS, idleMs: IDLE_MS });
 
 export async function run(): Promise<void> {
   const granary = await startGranary();

@@ -1,12 +1,12 @@
 // Maven deploy and resolve (issue 7), Granary side by side with nginx serving and accepting (WebDAV PUT)
 // the same Maven layout in the same run — a plain HTTP Maven repository, the static-file limit. There is
 // no Maven repository manager among the Debian packages to compare with.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import { reqPerSec as loadRate } from '../lib/load.ts';
 import { nginxBinary } from '../lib/nginx.ts';
 import { freePort, startGranary } from '../lib/servers.ts';
 
@@ -105,18 +105,7 @@ async function deployLikeMvn(t: Target, artifactId: string, version: string): Pr
   await request(t, 'PUT', `${ga}/maven-metadata.xml.md5`, hex('md5', meta));
 }
 
-async function reqPerSec(url: string, headers: Record<string, string>): Promise<number> {
-  if (!spawnSync('wrk', ['--version']).error) {
-    const args = ['-t2', '-c10', `-d${SECONDS}s`];
-    for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-    const run = spawnSync('wrk', [...args, url], { encoding: 'utf8' });
-    if (/Non-2xx or 3xx responses/.test(run.stdout)) throw new Error(`${url}: non-2xx answers`);
-    return Number(/Requests\/sec:\s+([\d.]+)/.exec(run.stdout)?.[1] ?? 0);
-  }
-  const result = await autocannon({ url, connections: 10, duration: SECONDS, headers });
-  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx`);
-  return result.requests.average;
-}
+const reqPerSec = (url: string, headers: Record<string, string>) => loadRate(url, headers, SECONDS);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
