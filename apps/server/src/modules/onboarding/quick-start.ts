@@ -168,10 +168,10 @@ export async function observe(
   db: Db,
   request: FastifyRequest,
   status: number,
-  watch: QuickStartWatch = new QuickStartWatch(),
+  watch: QuickStartWatch,
 ): Promise<void> {
   const user = request.principal?.name;
-  if (!user || status >= 400 || watch.isIdle(user)) return;
+  if (!user || status >= 400) return;
   const epoch = watch.epoch;
   const url = request.url.split('?')[0]!;
   const method = request.method;
@@ -294,7 +294,7 @@ export function registerQuickStartObserver(
   app: FastifyInstance,
   db: Db,
   log: Logger,
-  watch: QuickStartWatch = new QuickStartWatch(),
+  watch: QuickStartWatch,
 ): void {
   // A callback hook: most requests leave at once, without a promise (issue 24).
   app.addHook('onResponse', (request, reply, done) => {
