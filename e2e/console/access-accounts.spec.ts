@@ -114,6 +114,9 @@ test.describe('accounts', () => {
       await page.goto('/ui/login');
       await page.getByRole('link', { name: 'Create an account' }).click();
       await expect(page).toHaveURL(/\/ui\/login\/registration/);
+      // The URL changes at once, but the sign-in form (with its own Username field) stays until the
+      // registration page's chunk has loaded: filling before the heading shows typed into the old form.
+      await expect(page.getByRole('heading', { name: 'Create an account' })).toBeVisible();
       await page.getByLabel('Username').fill('newcomer');
       await page.getByLabel('Email address').fill('newcomer@example.com');
       await page.getByLabel('New password', { exact: true }).fill(PASSWORD);

@@ -95,7 +95,9 @@ const isBlobFault = (error: unknown): error is BlobNotFoundError | BlobDamagedEr
 /**
  * Serves a stored artifact: checksums, ETag, Last-Modified, conditional GET and byte ranges. A whole
  * file is verified (SHA-256 and size) as it goes out: a damaged blob's answer is cut before its last
- * chunk, never completed (see pumpFile, verifiedChunks); a missing or empty one answers 500.
+ * chunk, never completed (see pumpFile, verifiedChunks); a missing or empty one answers 500. A local
+ * file this node hashed whole within VERIFIED_FOR_MS (on upload or a download), unchanged since, is
+ * sent without hashing it again; the scrub job covers the time between.
  */
 export async function sendArtifact(
   request: FastifyRequest,
@@ -182,7 +184,7 @@ async function sendVerified(
   };
   if (blobs.openFile) {
     // A local file: written straight to the socket through reused chunks (see pumpFile).
-    const { file, size: stored } = await blobs.openFile(artifact.sha256);
+    const { file, size: stored, recentlyVerified, markVerified } = await blobs.openFile(artifact.sha256);
     if (stored !== size) {
       await file.close();
       throw new BlobDamagedError(
@@ -191,10 +193,14 @@ async function sendVerified(
         `stored ${stored} of ${size} bytes`,
       );
     }
+    // A blob this node hashed whole a moment ago, its file unchanged, is not hashed again (see
+    // VerificationMemo: one thread's SHA-256 capped all large downloads together near 1 GB/s).
+    const verify = whole && !recentlyVerified;
     const result = await pumpFile(reply.raw, file, start, end, {
-      verify: whole ? new BlobVerifier(artifact.sha256, size) : undefined,
+      verify: verify ? new BlobVerifier(artifact.sha256, size) : undefined,
       onFirstWrite: begin,
     });
+    if (verify && result.complete) markVerified();
     if (result.damaged) {
       const answer = await contentDamaged(request, store, artifact, result.damaged);
       if (!result.started) throw answer; // nothing sent yet: a plain 500

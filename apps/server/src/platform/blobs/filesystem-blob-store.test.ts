@@ -38,6 +38,33 @@ describeBlobStore(
 );
 
 describe('filesystem blob store specifics', () => {
+  it('issue 24 S4: a blob hashed on its way in, or read whole and matched, is not hashed again until its file changes', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'granary-blobs-fs-'));
+    try {
+      const store = await createBlobStore({ home });
+      const bytes = Buffer.from('verified once\n');
+      const { sha256 } = await store.put(chunked(bytes));
+      const path = join(home, 'blobs', sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+      const open = async () => {
+        const opened = await store.openFile!(sha256);
+        await opened.file.close();
+        return opened;
+      };
+      expect((await open()).recentlyVerified).toBe(true);
+      // Rewritten in place (same inode, same size): another identity, so the next download hashes it.
+      await writeFile(path, Buffer.from('verified ONCE\n'));
+      const rewritten = await open();
+      expect(rewritten.recentlyVerified).toBe(false);
+      rewritten.markVerified();
+      expect((await open()).recentlyVerified).toBe(true);
+      await store.quarantine(sha256);
+      await writeFile(path, bytes);
+      expect((await open()).recentlyVerified).toBe(false);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('is the default and keeps blobs under home/blobs/ab/cd/', async () => {
     const home = await mkdtemp(join(tmpdir(), 'granary-blobs-fs-'));
     try {

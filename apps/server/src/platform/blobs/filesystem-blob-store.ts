@@ -4,7 +4,8 @@ import { dirname, join, relative, sep } from 'node:path';
 import { blobRelativePath, checkRange } from './blob-path.ts';
 import { BlobNotFoundError } from './errors.ts';
 import { hasErrorCode, type TempArea } from './temp-area.ts';
-import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums, PutOptions } from './types.ts';
+import type { BlobInfo, BlobStore, ByteRange, ExpectedChecksums, OpenBlobFile, PutOptions } from './types.ts';
+import { fileIdentity, VerificationMemo } from './verify.ts';
 
 /** Large chunks serve big files markedly faster; a read never allocates more than the bytes left. */
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -44,6 +45,8 @@ export class FilesystemBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const;
   readonly root: string;
   private readonly temp: TempArea;
+  /** Blobs hashed whole recently: written here, or read whole by a download that matched. */
+  private readonly verified = new VerificationMemo();
 
   constructor(root: string, temp: TempArea) {
     this.root = root;
@@ -73,6 +76,8 @@ export class FilesystemBlobStore implements BlobStore {
       const dir = dirname(target);
       const firstCreated = await mkdir(dir, { recursive: true });
       await rename(tempPath, target);
+      // These bytes were hashed on their way in: a download soon after need not hash them again.
+      this.verified.remember(info.sha256, fileIdentity(await stat(target)));
       await fsyncDirectory(dir);
       if (firstCreated !== undefined) {
         // New fan-out folders: their own entries must be durable too, up to the folder that already existed.
@@ -118,7 +123,7 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async openFile(sha256: string): Promise<{ file: FileHandle; size: number }> {
+  async openFile(sha256: string): Promise<OpenBlobFile> {
     let file: FileHandle;
     try {
       file = await open(this.pathOf(sha256), 'r');
@@ -127,7 +132,14 @@ export class FilesystemBlobStore implements BlobStore {
       throw error;
     }
     try {
-      return { file, size: (await file.stat()).size };
+      const stats = await file.stat();
+      const identity = fileIdentity(stats);
+      return {
+        file,
+        size: stats.size,
+        recentlyVerified: this.verified.has(sha256, identity),
+        markVerified: () => this.verified.remember(sha256, identity),
+      };
     } catch (error) {
       await file.close();
       throw error;
@@ -135,6 +147,7 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async delete(sha256: string): Promise<void> {
+    this.verified.forget(sha256);
     try {
       await unlink(this.pathOf(sha256));
     } catch (error) {
@@ -143,6 +156,7 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async quarantine(sha256: string): Promise<void> {
+    this.verified.forget(sha256);
     const dir = join(this.root, QUARANTINE_DIR);
     await mkdir(dir, { recursive: true });
     try {

@@ -45,6 +45,16 @@ export interface ByteRange {
  * Content-addressed storage of immutable bytes, keyed by SHA-256.
  * Implementations: the filesystem (default) and S3-compatible object storage.
  */
+/** A blob open as a local file (BlobStore.openFile). */
+export interface OpenBlobFile {
+  file: FileHandle;
+  size: number;
+  /** This node read these very file contents whole and they matched, recently (VerificationMemo). */
+  recentlyVerified: boolean;
+  /** Records that a whole read of this file matched its sha256. */
+  markVerified(): void;
+}
+
 export interface BlobStore {
   readonly kind: 'filesystem' | 's3';
   /**
@@ -68,7 +78,7 @@ export interface BlobStore {
    * The blob as an open local file, for stores that keep files (the filesystem store); the caller
    * closes it. Throws BlobNotFoundError when absent.
    */
-  openFile?(sha256: string): Promise<{ file: FileHandle; size: number }>;
+  openFile?(sha256: string): Promise<OpenBlobFile>;
   /** Removes the blob; absent is fine. */
   delete(sha256: string): Promise<void>;
   /**
