@@ -1,8 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { type Db, type NotifyChannel, queryRows } from '../db/index.ts';
+import { outboxEvents } from '../events/events.schema.ts';
 import type { Executor } from '../events/index.ts';
-import { jobQueue, jobSchedules } from './jobs.schema.ts';
+import { jobQueue, jobSchedules, outboxSubscriptions } from './jobs.schema.ts';
 import {
   type DeadJob,
   deadJobs,
@@ -202,16 +203,33 @@ export class Jobs {
     this.poll();
   }
 
-  /** Names of the queues that have a job to claim now (pending and due, or running past its lease). */
-  private async dueQueues(): Promise<Set<string>> {
-    if (this.queues.size === 0) return new Set();
-    const rows = await queryRows<{ queue: string }>(
-      this.db,
-      sql`select distinct queue from ${jobQueue}
+  /**
+   * The queues that have a job to claim now (pending and due, or running past its lease) and the
+   * subscribers with committed events past their position, free and not backing off: one statement.
+   */
+  private async dueWork(): Promise<{ queues: Set<string>; subscribers: Set<string> }> {
+    const queues = new Set<string>();
+    const subscribers = new Set<string>();
+    if (this.queues.size === 0 && this.subscribers.size === 0) return { queues, subscribers };
+    const list = (names: Iterable<string>) =>
+      sql.join(
+        [...names].map((n) => sql`${n}`),
+        sql`, `,
+      );
+    const parts = [];
+    if (this.queues.size > 0)
+      parts.push(sql`select distinct 'queue' as kind, queue as name from ${jobQueue}
           where status in ('pending', 'running')
-            and ((status = 'pending' and run_at <= now()) or (status = 'running' and locked_until < now()))`,
-    );
-    return new Set(rows.map((r) => r.queue));
+            and ((status = 'pending' and run_at <= now()) or (status = 'running' and locked_until < now()))`);
+    if (this.subscribers.size > 0)
+      parts.push(sql`select 'subscriber' as kind, s.name from ${outboxSubscriptions} s
+          where s.name in (${list(this.subscribers.keys())})
+            and (s.locked_until is null or s.locked_until < now()) and (s.retry_at is null or s.retry_at <= now())
+            and exists (select 1 from ${outboxEvents} e
+              where (e.xid, e.id) > (s.cursor_xid, s.cursor_id) and e.xid < pg_snapshot_xmin(pg_current_snapshot()))`);
+    const rows = await queryRows<{ kind: string; name: string }>(this.db, sql.join(parts, sql` union all `));
+    for (const { kind, name } of rows) (kind === 'queue' ? queues : subscribers).add(name);
+    return { queues, subscribers };
   }
 
   /** This node's worker tick: renews the leases of what runs here, then looks for due jobs and events. */
@@ -224,15 +242,16 @@ export class Jobs {
         await worker.renew().catch((err) => {
           if (!this.closed) this.log.warn({ err }, 'could not renew a job lease');
         });
-      // One statement finds the queues with due work; only they are polled. Polling every queue each
-      // tick cost a claim statement per queue: embedded, 20-80 ms of the event loop every second at
-      // idle, which every request felt (the blob GC benchmark's event-loop delay, issue 21).
-      const due = await this.dueQueues().catch((err) => {
+      // One statement finds the queues and subscribers with due work; only they are polled. Polling
+      // each of them every tick cost statements per queue and subscriber: embedded, 20-80 ms of the
+      // event loop every second at idle, which every request felt (issues 21 and 24).
+      const due = await this.dueWork().catch((err) => {
         if (!this.closed) this.log.warn({ err }, 'could not look for due jobs');
         return null;
       });
-      for (const [name, worker] of this.queues) if (!due || due.has(name)) void worker.poll();
-      for (const worker of this.subscribers.values()) void worker.poll();
+      for (const [name, worker] of this.queues) if (!due || due.queues.has(name)) void worker.poll();
+      for (const [name, worker] of this.subscribers)
+        if (!due || due.subscribers.has(name)) void worker.poll();
     })().finally(() => {
       this.ticking = undefined;
       if (!this.started) return;

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { KeyedCounter, KeyedHistogram } from './fast-metrics.ts';
 
 /** Seconds: from a fast metadata GET to a multi-minute upload. */
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -15,50 +16,51 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 export class Metrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
-    name: 'granary_http_requests_total',
-    help: 'HTTP requests answered, by method, route template, status code and repository type',
-    labelNames: ['method', 'route', 'status', 'repo_type'] as const,
-    registers: [this.registry],
-  });
+  // The request path's metrics (every answer counts into them): keyed, see fast-metrics.ts.
+  /** labels method, route, status, repo_type */
+  readonly httpRequests = new KeyedCounter(
+    'granary_http_requests_total',
+    'HTTP requests answered, by method, route template, status code and repository type',
+    this.registry,
+  );
 
-  readonly httpDuration = new Histogram({
-    name: 'granary_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method and route template',
-    labelNames: ['method', 'route'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
+  /** labels method, route */
+  readonly httpDuration = new KeyedHistogram(
+    'granary_http_request_duration_seconds',
+    'Time to answer an HTTP request, by method and route template',
+    this.registry,
+    DURATION_BUCKETS,
+  );
 
-  readonly bytesIn = new Counter({
-    name: 'granary_http_received_bytes_total',
-    help: 'Bytes received on HTTP connections (request lines, headers and bodies), by repository type',
-    labelNames: ['repo_type'] as const,
-    registers: [this.registry],
-  });
+  /** label repo_type */
+  readonly bytesIn = new KeyedCounter(
+    'granary_http_received_bytes_total',
+    'Bytes received on HTTP connections (request lines, headers and bodies), by repository type',
+    this.registry,
+  );
 
-  readonly bytesOut = new Counter({
-    name: 'granary_http_sent_bytes_total',
-    help: 'Bytes sent on HTTP connections (status lines, headers and bodies), by repository type',
-    labelNames: ['repo_type'] as const,
-    registers: [this.registry],
-  });
+  /** label repo_type */
+  readonly bytesOut = new KeyedCounter(
+    'granary_http_sent_bytes_total',
+    'Bytes sent on HTTP connections (status lines, headers and bodies), by repository type',
+    this.registry,
+  );
 
-  readonly uploadDuration = new Histogram({
-    name: 'granary_upload_duration_seconds',
-    help: 'Duration of uploads to repositories (PUT, POST, PATCH with a body), by repository type',
-    labelNames: ['repo_type'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
+  /** label repo_type */
+  readonly uploadDuration = new KeyedHistogram(
+    'granary_upload_duration_seconds',
+    'Duration of uploads to repositories (PUT, POST, PATCH with a body), by repository type',
+    this.registry,
+    DURATION_BUCKETS,
+  );
 
-  readonly downloadDuration = new Histogram({
-    name: 'granary_download_duration_seconds',
-    help: 'Duration of successful downloads from repositories (GET), by repository type',
-    labelNames: ['repo_type'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [this.registry],
-  });
+  /** label repo_type */
+  readonly downloadDuration = new KeyedHistogram(
+    'granary_download_duration_seconds',
+    'Duration of successful downloads from repositories (GET), by repository type',
+    this.registry,
+    DURATION_BUCKETS,
+  );
 
   readonly blobStoreDuration = new Histogram({
     name: 'granary_blobstore_operation_duration_seconds',

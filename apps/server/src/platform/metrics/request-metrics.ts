@@ -27,26 +27,37 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
     const repoType = request.repoType ?? 'none';
     const seconds = reply.elapsedTime / 1000;
     const status = reply.statusCode;
-    metrics.httpRequests.inc({ method, route, status: String(status), repo_type: repoType });
-    metrics.httpDuration.observe({ method, route }, seconds);
+    const routeKey = `${method} ${route}`;
+    metrics.httpRequests.inc(`${routeKey} ${status} ${repoType}`, () => ({
+      method,
+      route,
+      status: String(status),
+      repo_type: repoType,
+    }));
+    metrics.httpDuration.observe(routeKey, () => ({ method, route }), seconds);
 
     const socket = request.raw.socket as CountedSocket | null;
     if (socket) {
-      const last = socket[counted] ?? { read: 0, written: 0 };
+      const last = socket[counted];
       const read = socket.bytesRead;
       const written = socket.bytesWritten;
-      if (read > last.read) metrics.bytesIn.inc({ repo_type: repoType }, read - last.read);
-      if (written > last.written) metrics.bytesOut.inc({ repo_type: repoType }, written - last.written);
-      socket[counted] = { read, written };
+      const typeLabel = () => ({ repo_type: repoType });
+      if (read > (last?.read ?? 0)) metrics.bytesIn.inc(repoType, typeLabel, read - (last?.read ?? 0));
+      if (written > (last?.written ?? 0))
+        metrics.bytesOut.inc(repoType, typeLabel, written - (last?.written ?? 0));
+      if (last) {
+        last.read = read;
+        last.written = written;
+      } else socket[counted] = { read, written };
     }
 
     if (request.repoType !== null) {
       const hasBody =
         request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length']) > 0;
       if (UPLOAD_METHODS.has(method) && hasBody)
-        metrics.uploadDuration.observe({ repo_type: repoType }, seconds);
+        metrics.uploadDuration.observe(repoType, () => ({ repo_type: repoType }), seconds);
       else if (method === 'GET' && status >= 200 && status < 300)
-        metrics.downloadDuration.observe({ repo_type: repoType }, seconds);
+        metrics.downloadDuration.observe(repoType, () => ({ repo_type: repoType }), seconds);
     }
     done();
   });
