@@ -1,5 +1,5 @@
-// `npm start`: builds the console when it is missing or older than its sources, then serves.
-// The server runs in this process (TypeScript loaded through tsx): no second process to manage.
+// `npm start`: builds the console and the server (scripts/build-server.mjs) when missing or older than
+// their sources, then serves. The server runs in this process: no second process to manage.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +27,6 @@ if (built === 0 || Math.max(...sources.map((s) => newest(path.join(root, s)))) >
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const { register } = await import('tsx/esm/api');
-register();
-await import(path.join(root, 'apps/server/src/main.ts'));
+const { ensureServerBuilt, SERVER_BUNDLE } = await import('./build-server.mjs');
+await ensureServerBuilt();
+await import(SERVER_BUNDLE);

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureServerBuilt, SERVER_BUNDLE } from '../../scripts/build-server.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -66,13 +67,15 @@ function stopper(child: ChildProcess, cleanup?: () => Promise<void>) {
   };
 }
 
-/** Granary as `npm start` runs it, on a free loopback port with its own temp home and embedded database. */
+/** Granary as `npm start` runs it (plain Node, the bundle), on a free loopback port with its own temp home and embedded database. */
 export async function startGranary(env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-'));
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS: node options for the server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const { child, log } = spawnServer([...nodeArgs, '--import', 'tsx', 'apps/server/src/main.ts'], {
+  // The server as `npm start` runs it: the bundle (scripts/build-server.mjs), built when stale.
+  await ensureServerBuilt({ quiet: true });
+  const { child, log } = spawnServer([...nodeArgs, SERVER_BUNDLE], {
     GRANARY_HOME: home,
     GRANARY_PORT: String(port),
     GRANARY_HOST: '127.0.0.1',

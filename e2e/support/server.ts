@@ -39,7 +39,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts the real server (`node --import tsx apps/server/src/main.ts`) on a free loopback port with a fresh
+ * Starts the real server as `npm start` runs it (`apps/server/dist/main.mjs`, built by `npm run build`)
+ * on a free loopback port with a fresh
  * GRANARY_HOME, and resolves once `GET /api/system/ping` answers `OK`. Its output goes to `logFile`.
  */
 export async function startServer(options: {
@@ -48,8 +49,9 @@ export async function startServer(options: {
   /** Extra settings, e.g. GRANARY_FLAVOUR or GRANARY_LICENSE for a server of another kind. */
   env?: Record<string, string>;
 }): Promise<RunningServer> {
-  const main = path.join(ROOT, 'apps/server/src/main.ts');
-  if (!existsSync(main)) throw new Error(`The server entry ${main} does not exist`);
+  const main = path.join(ROOT, 'apps/server/dist/main.mjs');
+  if (!existsSync(main))
+    throw new Error(`The server is not built (${main}): run \`npm run build\` before the browser tests`);
   if (!existsSync(path.join(ROOT, 'apps/console/dist/index.html'))) {
     throw new Error('The console is not built: run `npm run build` before the browser tests');
   }
@@ -62,7 +64,7 @@ export async function startServer(options: {
   const log = createWriteStream(options.logFile);
   let stderr = '';
 
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+  const child = spawn(process.execPath, [main], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyReply } from 'fastify';
-import * as openpgp from 'openpgp';
 import { readAtMost } from '../../platform/archives/bounded-archive.ts';
 import { UpstreamError } from '../../platform/errors.ts';
 import { httpStatusOf } from '../../platform/http/error-status.ts';
+import { loadOpenpgp } from '../../platform/openpgp/index.ts';
 import type { FormatFile, FormatRequest, RepositoryHandle, RequestContext } from '../sdk/format.ts';
 import { field, type Paragraph, parseParagraphs } from './control.ts';
 import { readDeb } from './deb-file.ts';
@@ -46,6 +46,7 @@ export async function serveKey(
   await ctx.authorize('read', armored ? 'KEY.asc' : 'KEY.gpg');
   const text = await ctx.signing.publicKey();
   if (armored) return sendBytes(request, reply, Buffer.from(text), 'application/pgp-keys');
+  const openpgp = await loadOpenpgp();
   const key = await openpgp.readKey({ armoredKey: text });
   return sendBytes(request, reply, Buffer.from(key.write()), 'application/pgp-keys');
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import * as openpgp from 'openpgp';
 import semver from 'semver';
 import { UpstreamError } from '../../platform/errors.ts';
+import { loadOpenpgp } from '../../platform/openpgp/index.ts';
 import type { FormatFile, RepositoryHandle, RequestContext } from '../sdk/format.ts';
 import { MAX_ARCHIVE_BYTES } from './archive.ts';
 import { TerraformError } from './errors.ts';
@@ -308,6 +308,7 @@ export async function serveProviderFile(
     if (filename === sums)
       return reply.code(200).header('cache-control', 'no-cache').type('text/plain; charset=utf-8').send(text);
     const armored = await owner.signing.signDetached(Buffer.from(text));
+    const openpgp = await loadOpenpgp();
     const signature = await openpgp.readSignature({ armoredSignature: armored });
     return reply
       .code(200)

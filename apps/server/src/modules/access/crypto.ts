@@ -17,10 +17,16 @@ export function verifyPassword(passwordHash: string, password: string): Promise<
   return verify(passwordHash, password).catch(() => false);
 }
 
+/**
+ * A hash of a random password, started at load and awaited where used: a top-level await would make
+ * every module importing this one (most of the server) wait on it, and deadlocked the bundled server's
+ * import cycles (scripts/build-server.mjs).
+ */
+const dummyHash = hashPassword(randomBytes(16).toString('hex'));
+
 /** Spends one argon2 verification, so answers for unknown names take as long as for known ones. */
-const DUMMY_HASH = await hashPassword(randomBytes(16).toString('hex'));
 export async function spendVerification(password: string): Promise<void> {
-  await verifyPassword(DUMMY_HASH, password);
+  await verifyPassword(await dummyHash, password);
 }
 
 /** Access tokens and identity tokens start with this, so Basic auth can tell them from passwords. */

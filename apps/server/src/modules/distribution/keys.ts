@@ -9,8 +9,8 @@ import {
   trustedKeyCreateSchema,
 } from '@granary/contracts';
 import { asc, eq } from 'drizzle-orm';
-import * as openpgp from 'openpgp';
 import { ConflictError, InvalidError, NotFoundError } from '../../platform/errors.ts';
+import { loadOpenpgp, type OpenPgp } from '../../platform/openpgp/index.ts';
 import { openFor, registerSealedColumn, sealFor } from '../../platform/secrets/at-rest.ts';
 import { type DistributionContext, uniqueViolation } from './context.ts';
 import { signingKeys, trustedKeys } from './distribution.schema.ts';
@@ -20,10 +20,10 @@ registerSealedColumn({ table: 'signing_keys', key: 'name', column: 'private_key_
 type KeyRow = typeof signingKeys.$inferSelect;
 type TrustedRow = typeof trustedKeys.$inferSelect;
 
-export const keyIdOf = (key: openpgp.Key) => key.getKeyID().toHex().toUpperCase();
-export const fingerprintOf = (key: openpgp.Key) => key.getFingerprint().toUpperCase();
+export const keyIdOf = (key: OpenPgp.Key) => key.getKeyID().toHex().toUpperCase();
+export const fingerprintOf = (key: OpenPgp.Key) => key.getFingerprint().toUpperCase();
 
-export function algorithmOf(key: openpgp.Key): string {
+export function algorithmOf(key: OpenPgp.Key): string {
   const info = key.getAlgorithmInfo() as { algorithm: string; bits?: number; curve?: string };
   return [info.algorithm, info.bits ?? info.curve].filter(Boolean).join(' ');
 }
@@ -53,6 +53,7 @@ export async function generateSigningKey(
   body: SigningKeyCreate,
   by: string,
 ): Promise<SigningKey> {
+  const openpgp = await loadOpenpgp();
   const parsed = signingKeyCreateSchema.safeParse(body);
   if (!parsed.success) throw new InvalidError(issues(parsed.error));
   const input = parsed.data;
@@ -76,11 +77,12 @@ export async function importSigningKey(
   body: SigningKeyImport,
   by: string,
 ): Promise<SigningKey> {
+  const openpgp = await loadOpenpgp();
   const parsed = signingKeyImportSchema.safeParse(body);
   if (!parsed.success) throw new InvalidError(issues(parsed.error));
   const input = parsed.data;
   await refuseTaken(ctx, input.pairName);
-  let key: openpgp.PrivateKey;
+  let key: OpenPgp.PrivateKey;
   try {
     key = await openpgp.readPrivateKey({ armoredKey: input.privateKey });
   } catch {
@@ -114,6 +116,7 @@ async function store(
   armoredPrivate: string,
   by: string,
 ): Promise<SigningKey> {
+  const openpgp = await loadOpenpgp();
   const key = await openpgp.readPrivateKey({ armoredKey: armoredPrivate });
   const publicKey = key.toPublic().armor();
   try {
@@ -171,6 +174,7 @@ export interface Signature {
 
 /** A detached armored signature over `data` (binary, as `gpg --verify sig data` checks it). */
 export async function signWith(ctx: DistributionContext, name: string, data: Buffer): Promise<Signature> {
+  const openpgp = await loadOpenpgp();
   const row = await keyRow(ctx, name).catch(() => {
     throw new NotFoundError(`Unknown signing key '${name}'`);
   });
@@ -190,6 +194,7 @@ export async function verifyDetached(
   data: Buffer,
   armoredSignature: string,
 ): Promise<boolean> {
+  const openpgp = await loadOpenpgp();
   try {
     const verificationKeys = await openpgp.readKey({ armoredKey: armoredPublicKey });
     const result = await openpgp.verify({
@@ -228,9 +233,10 @@ export async function addTrustedKey(
   body: TrustedKeyCreate,
   by: string,
 ): Promise<TrustedKey> {
+  const openpgp = await loadOpenpgp();
   const parsed = trustedKeyCreateSchema.safeParse(body);
   if (!parsed.success) throw new InvalidError(issues(parsed.error));
-  let key: openpgp.Key;
+  let key: OpenPgp.Key;
   try {
     key = await openpgp.readKey({ armoredKey: parsed.data.public_key });
   } catch {

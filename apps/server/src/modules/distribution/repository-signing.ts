@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import * as openpgp from 'openpgp';
 import type { RepositorySigning } from '../../formats/sdk/format.ts';
 import { InvalidError } from '../../platform/errors.ts';
+import { loadOpenpgp } from '../../platform/openpgp/index.ts';
 import { openFor, sealFor } from '../../platform/secrets/at-rest.ts';
 import type { DistributionContext } from './context.ts';
 import { signingKeys } from './distribution.schema.ts';
@@ -24,6 +24,7 @@ async function keyFor(ctx: DistributionContext, repoKey: string, named: string |
   if (found) return found;
   if (named)
     throw new InvalidError(`Repository '${repoKey}' signs with key '${named}', which does not exist`);
+  const openpgp = await loadOpenpgp();
   const generated = await openpgp.generateKey({
     type: 'ecc',
     curve: 'curve25519Legacy',
@@ -58,13 +59,14 @@ export function repositorySigning(
   keyName: string | undefined,
 ): RepositorySigning {
   const privateKey = async () =>
-    openpgp.readPrivateKey({
+    (await loadOpenpgp()).readPrivateKey({
       armoredKey: openFor(ctx.db, (await keyFor(ctx, repoKey, keyName)).privateKeySealed),
     });
   return {
     publicKey: async () => (await keyFor(ctx, repoKey, keyName)).publicKey,
     fingerprint: async () => (await keyFor(ctx, repoKey, keyName)).fingerprint,
     async signDetached(data) {
+      const openpgp = await loadOpenpgp();
       return (await openpgp.sign({
         message: await openpgp.createMessage({ binary: new Uint8Array(data) }),
         signingKeys: await privateKey(),
@@ -73,6 +75,7 @@ export function repositorySigning(
       })) as string;
     },
     async clearsign(text) {
+      const openpgp = await loadOpenpgp();
       return openpgp.sign({
         message: await openpgp.createCleartextMessage({ text }),
         signingKeys: await privateKey(),

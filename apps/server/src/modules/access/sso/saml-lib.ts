@@ -85,7 +85,8 @@ interface Samlify {
   setSchemaValidator(validator: { validate: (xml: string) => Promise<unknown> }): void;
 }
 export const samlify = require('samlify') as Samlify;
-const xmllint = require('@authenio/samlify-node-xmllint') as { validate: (xml: string) => Promise<unknown> };
+/** Loaded on the first SAML message, not at start: 4 MB of emscripten output held for good (issue 24, idle memory). */
+let xmllint: { validate: (xml: string) => Promise<unknown> } | undefined;
 
 /**
  * Every SAML message is checked against the SAML schemas (libxml2's xmllint compiled to JavaScript by
@@ -105,6 +106,7 @@ export async function validateSamlSchema(xml: string): Promise<unknown> {
     const write = process.stdout.write;
     process.stdout.write = (() => true) as typeof write;
     let validation: Promise<unknown>;
+    xmllint ??= require('@authenio/samlify-node-xmllint') as { validate: (xml: string) => Promise<unknown> };
     try {
       validation = xmllint.validate(xml);
     } finally {
