@@ -223,6 +223,10 @@ export class ScanService {
       if (!(await this.isIndexed(repo.id)) || !(await this.scannable(repo, path))) continue;
       const file = await findArtifact(this.deps.db, repo.id, path);
       if (!file) continue;
+      // These very bytes were scanned already (a download held for its verdict scans inline, before
+      // its `artifact.cached` event arrives): a second scan would only show 'in progress' again.
+      const scanned = await findScanArtifact(this.deps.db, repo.id, path);
+      if (scanned?.status === 'scanned' && scanned.sha256 === file.sha256) continue;
       await this.queue(repo, [{ path, sha256: file.sha256 }]);
     }
   }
