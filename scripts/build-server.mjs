@@ -25,7 +25,8 @@ const SOURCES = [
   'scripts/build-server.mjs',
 ];
 
-function newest(p) {
+/** The newest modification time under `p` (a file or a folder, walked whole); 0 when it is missing. */
+export function newest(p) {
   if (!existsSync(p)) return 0;
   const s = statSync(p);
   if (!s.isDirectory()) return s.mtimeMs;

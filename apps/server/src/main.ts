@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   }
   // The embedded database's WebAssembly (9 MB) compiled by V8's baseline compiler only: the optimising
   // tier's compilations left 80 MiB resident for good (glibc keeps what the compiler threads freed),
-  // 285 → 205 MiB idle; see DESIGN.md "Memory". Before the module is compiled, i.e. before the database opens.
+  // 285 → 205 MiB idle (README, "Choices worth knowing"). Before the module compiles: the database opens later.
   if (!config.databaseUrl) setFlagsFromString('--liftoff-only');
   // Imported after the configuration is known good, so a bad setting fails fast and alone.
   const { buildApp } = await import('./app.ts');

@@ -103,10 +103,10 @@ export async function validateSamlSchema(xml: string): Promise<unknown> {
   try {
     // The emscripten program prints its (empty) output to stdout, which is the server's log stream:
     // the validation runs synchronously inside this call, so nothing else writes while it is muted.
+    xmllint ??= require('@authenio/samlify-node-xmllint') as { validate: (xml: string) => Promise<unknown> };
     const write = process.stdout.write;
     process.stdout.write = (() => true) as typeof write;
     let validation: Promise<unknown>;
-    xmllint ??= require('@authenio/samlify-node-xmllint') as { validate: (xml: string) => Promise<unknown> };
     try {
       validation = xmllint.validate(xml);
     } finally {
