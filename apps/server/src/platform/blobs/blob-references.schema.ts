@@ -16,7 +16,7 @@ export const blobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     zeroSince: timestamp('zero_since', { withTimezone: true }),
   },
-  (t) => [index('blobs_zero_since_idx').on(t.zeroSince)],
+  (t) => [index('blobs_gc_order_idx').on(t.zeroSince, t.sha256)],
 );
 
 /**

@@ -8,7 +8,7 @@ import { type Db, queryRows } from '../../../platform/db/index.ts';
  * Blob garbage collection (issue 21): deletes the bytes of blobs nothing holds (`blobs.ref_count` 0,
  * kept by triggers: platform/blobs/references.ts) since longer than the grace period.
  *
- * Each batch is one transaction: one statement deletes the rows (picked `FOR UPDATE SKIP LOCKED`), their
+ * Each batch is one transaction: its rows are picked `FOR UPDATE SKIP LOCKED` and deleted, their
  * bytes are deleted from the store while the deleted rows stay locked, and the rows of bytes the store
  * failed to delete are put back before the commit. A writer that wants the same
  * content takes a hold (+1 on the row) before it looks for the bytes, so it either made the count
@@ -34,28 +34,31 @@ export interface BlobGcOptions {
   /** rows per transaction (default: BATCH_SIZE) */
   batchSize?: number;
   /**
-   * Pacing: after each batch the GC rests this many times as long as the batch took (default
-   * REST_RATIO), so requests get the process (and, embedded, the database) most of the time.
+   * Pacing: after each batch the GC rests this many times as long as the batch kept the database
+   * (default REST_RATIO; the wait for the store's deletes does not count: the process serves requests
+   * meanwhile), so requests get the process (and, embedded, the database) most of the time.
    */
   restRatio?: number;
 }
 
 /**
- * Rows per transaction. Embedded, every statement runs on the event loop's thread and a transaction
- * holds the whole database until it commits: a smaller batch is a shorter stretch requests wait behind
+ * Rows per transaction. Embedded, every statement runs on the event loop's thread (the GC yields between
+ * its statements) and a transaction holds the whole database until it commits. A statement costs ~1 ms
+ * whatever its size plus ~40 µs a row: at 50 rows ~3 ms; 25 rows made no shorter p99 but a slower GC
  * (the 100,000-blob benchmark, bench/scenarios/blob-gc.ts, measures the trade against the GC's time).
  */
 const BATCH_SIZE = 50;
 
 /**
- * Deletes in flight at once within a batch. Filesystem: the whole batch. An unlink costs a thread of
- * libuv's pool 30-60 µs whatever the concurrency (measured: 1, 4 or 32 at once), while each round of
- * completions waits for a turn of the event loop behind the requests and holds the batch's transaction
- * open meanwhile: fewer rounds, shorter transactions. S3: 16 requests at once.
+ * Deletes in flight at once within a batch. Filesystem: 2. The unlinks run on libuv's pool, and on a
+ * small machine every pool thread unlinking at once takes the cores the event loop needs (measured, 100,000
+ * blobs on 2 cores: the whole batch at once, ping p99 6.4 ms during the GC; 2 at once 4.3 ms in 35 s;
+ * 1 at once 4.8 ms but 65 s). S3: 16 requests at once.
  */
+const FS_DELETE_CONCURRENCY = 2;
 const S3_DELETE_CONCURRENCY = 16;
 
-/** Rest between batches, as a share of the batch's own time (0.5: the GC takes at most 2/3 of the time). */
+/** Rest between batches, as a share of the time the batch kept the database (0.5: at most 2/3 of the time). */
 const REST_RATIO = 0.5;
 
 /** The run's row in `blob_gc_runs` is brought up to date at most this often (and at the end). */
@@ -75,6 +78,8 @@ export async function reclaimable(db: Db, graceSecs: number): Promise<Reclaimabl
   );
   return { blobs: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
 }
+
+const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -138,30 +143,47 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
       await db.execute(sql`ANALYZE blobs`);
       const batch = opts.batchSize ?? BATCH_SIZE;
       const restRatio = opts.restRatio ?? REST_RATIO;
-      const limit = blobs.kind === 'filesystem' ? batch : S3_DELETE_CONCURRENCY;
+      const limit = blobs.kind === 'filesystem' ? FS_DELETE_CONCURRENCY : S3_DELETE_CONCURRENCY;
       let reported = Date.now();
+      let after: { zkey: string; sha256: string } | null = null;
       for (;;) {
         if (opts.signal?.aborted) throw new Error('stopped: the server is shutting down');
         const batchStarted = performance.now();
+        let storeMs = 0;
         const removed = await db.transaction(async (tx) => {
-          // One statement takes the batch: its rows are deleted (and so locked) until the commit.
+          const txDb = tx as unknown as Db;
+          // Embedded, a statement runs on the event loop's thread and the next one would start in the same
+          // turn: requests waiting for I/O get a turn between the GC's statements.
+          await yieldToRequests();
+          // The batch, locked: where the last batch ended in the (zero_since, sha256) order of
+          // blobs_gc_order_idx, so no batch steps over the index entries of the rows deleted before it.
+          const picked = await queryRows<{ sha256: string; zkey: string }>(
+            txDb,
+            sql`SELECT sha256, to_char(zero_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS zkey
+                FROM blobs
+                WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${opts.graceSecs})
+                ${after ? sql`AND (zero_since, sha256) > (${after.zkey}::timestamptz, ${after.sha256})` : sql``}
+                ORDER BY zero_since, sha256 LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
+          );
+          if (picked.length === 0) return null;
+          after = picked[picked.length - 1]!;
+          await yieldToRequests();
           const rows = await queryRows<{
             sha256: string;
             size: string | number;
             zero_since: Date | string;
             created_at: Date | string;
           }>(
-            tx as unknown as Db,
-            sql`DELETE FROM blobs WHERE ref_count = 0 AND sha256 IN (
-                  SELECT sha256 FROM blobs
-                  WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${opts.graceSecs})
-                  ORDER BY zero_since LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-                RETURNING sha256, size, zero_since::text AS zero_since, created_at::text AS created_at`,
+            txDb,
+            sql`DELETE FROM blobs WHERE ref_count = 0 AND sha256 IN (${sql.join(
+              picked.map((p) => sql`${p.sha256}`),
+              sql`, `,
+            )}) RETURNING sha256, size, zero_since::text AS zero_since, created_at::text AS created_at`,
           );
-          if (rows.length === 0) return null;
           const gone: { sha256: string; size: number }[] = [];
           const kept: typeof rows = [];
           // The bytes go while the rows are locked: no writer can take a hold on them meanwhile.
+          const storeStarted = performance.now();
           await eachLimited(rows, limit, async (row) => {
             try {
               await blobs.delete(row.sha256);
@@ -171,6 +193,7 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
               log.warn({ sha256: row.sha256, err: (err as Error).message }, 'blob gc: bytes not deleted');
             }
           });
+          storeMs = performance.now() - storeStarted;
           // Bytes that could not be deleted keep their row (as it was), for the next run.
           if (kept.length > 0)
             await tx.execute(
@@ -182,6 +205,7 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
                 sql`, `,
               )} ON CONFLICT (sha256) DO NOTHING`,
             );
+          await yieldToRequests();
           return { gone, selected: rows.length };
         });
         if (!removed) break;
@@ -191,10 +215,10 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
           await progress();
           reported = Date.now();
         }
-        // Every row of the batch failed to delete: stop rather than select them again and again.
-        if (removed.gone.length === 0) break;
+        // Every row of the batch failed to delete: the store is failing, stop (the next run tries again).
+        if (removed.selected > 0 && removed.gone.length === 0) break;
         // Requests go first: rest a share of the batch's time (a timer, so the loop polls for I/O).
-        const restMs = (performance.now() - batchStarted) * restRatio;
+        const restMs = (performance.now() - batchStarted - storeMs) * restRatio;
         await new Promise((resolve) => setTimeout(resolve, Math.min(restMs, 1000)));
       }
     }
