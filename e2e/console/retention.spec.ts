@@ -86,8 +86,14 @@ test.describe
       expect(await gone.text()).toContain('Cannot download expired artifact');
 
       // spec 001 §2: the toolbar's Archive search
-      await page.getByRole('combobox', { name: 'Search type' }).click();
-      await page.locator('.ant-select-item-option[title="Archive"]').click();
+      // The choice is checked before the search runs: a click that lands while the list is still opening
+      // leaves the type as it was (CI once searched packages here), so the choice is made again until it shows.
+      await expect(async () => {
+        if (!(await page.locator('.ant-select-dropdown:visible').count()))
+          await page.getByRole('combobox', { name: 'Search type' }).click();
+        await page.locator('.ant-select-item-option[title="Archive"]').click({ timeout: 2000 });
+        await expect(page.locator('.toolbar-search-type')).toContainText('Archive', { timeout: 1000 });
+      }).toPass();
       const box = page.getByRole('textbox', { name: 'Search' });
       await box.fill('frozen');
       await box.press('Enter');

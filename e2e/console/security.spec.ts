@@ -196,8 +196,16 @@ test.describe
       await expectAccessible();
 
       // spec 001 §2: the toolbar's Security & Compliance search finds the package by the advisory id.
-      await page.getByRole('combobox', { name: 'Search type' }).click();
-      await page.locator('.ant-select-item-option', { hasText: 'Security & Compliance' }).click();
+      // The choice is checked before the search runs: a click that lands while the list is still opening
+      // leaves the type as it was (CI once searched packages here), so the choice is made again until it shows.
+      await expect(async () => {
+        if (!(await page.locator('.ant-select-dropdown:visible').count()))
+          await page.getByRole('combobox', { name: 'Search type' }).click();
+        await page.locator('.ant-select-item-option[title="Security & Compliance"]').click({ timeout: 2000 });
+        await expect(page.locator('.toolbar-search-type')).toContainText('Security & Compliance', {
+          timeout: 1000,
+        });
+      }).toPass();
       const search = page.getByRole('textbox', { name: 'Search' });
       await search.fill(ADVISORY);
       await search.press('Enter');
