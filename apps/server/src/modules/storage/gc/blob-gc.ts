@@ -139,7 +139,7 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
     if (!opts.dryRun) {
       // Fresh statistics first: PGlite never analyses by itself, and with none the planner reads every
       // candidate and sorts them for each batch (a bitmap scan: 20-100 ms per batch of 100 at 30,000
-      // candidates, on the event loop's thread) instead of walking the zero_since index to the batch's end.
+      // candidates, on the event loop's thread) instead of walking blobs_gc_order_idx to the batch's end.
       await db.execute(sql`ANALYZE blobs`);
       const batch = opts.batchSize ?? BATCH_SIZE;
       const restRatio = opts.restRatio ?? REST_RATIO;
@@ -217,7 +217,7 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
         }
         // Every row of the batch failed to delete: the store is failing, stop (the next run tries again).
         if (removed.selected > 0 && removed.gone.length === 0) break;
-        // Requests go first: rest a share of the batch's time (a timer, so the loop polls for I/O).
+        // Requests go first: rest a share of the time the batch kept the database (a timer, so the loop polls for I/O).
         const restMs = (performance.now() - batchStarted - storeMs) * restRatio;
         await new Promise((resolve) => setTimeout(resolve, Math.min(restMs, 1000)));
       }
