@@ -65,13 +65,21 @@ for (const file of process.argv.slice(2)) {
     console.log(
       `${file}: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`,
     );
+    // Errors of files and describe blocks (a hook, an import): the JSON report keeps no message for
+    // them; scripts/vitest-suite-errors.mjs wrote them beside it.
+    const errorsFile = file.replace(/\.json$/, '.errors.json');
+    const suiteErrors = existsSync(errorsFile) ? JSON.parse(readFileSync(errorsFile, 'utf8')) : [];
     for (const suite of r.testResults ?? []) {
-      if (suite.status === 'failed' && !(suite.assertionResults ?? []).some((t) => t.status === 'failed'))
-        console.log(`  failed: ${suite.name}\n    ${firstLines(suite.message ?? '')}`);
+      if (suite.status === 'failed' && !(suite.assertionResults ?? []).some((t) => t.status === 'failed')) {
+        const own = suiteErrors.filter((e) => e.where.startsWith(suite.name)).map((e) => e.message);
+        console.log(`  failed: ${suite.name}\n    ${firstLines(suite.message || own.join('\n'))}`);
+      }
       for (const t of suite.assertionResults ?? [])
         if (t.status === 'failed')
           console.log(`  failed: ${t.fullName}\n    ${firstLines(t.failureMessages?.[0] ?? '')}`);
     }
+    for (const e of suiteErrors.filter((e) => e.where === 'outside any test'))
+      console.log(`  error outside any test:\n    ${firstLines(e.message)}`);
   }
 }
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

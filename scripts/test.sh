@@ -15,7 +15,8 @@ status=0
 bash scripts/install-test-deps.sh || status=1
 
 echo "== unit and API tests (database: ${GRANARY_TEST_DATABASE_URL:+PostgreSQL}${GRANARY_TEST_DATABASE_URL:-embedded PGlite})"
-npx vitest run --reporter=default --reporter=json --outputFile.json="$reports/unit.json" || status=1
+GRANARY_TEST_ERRORS_FILE="$reports/unit.errors.json" npx vitest run --reporter=default \
+  --reporter=./scripts/vitest-suite-errors.mjs --reporter=json --outputFile.json="$reports/unit.json" || status=1
 
 echo "== console build"
 npm run build || status=1

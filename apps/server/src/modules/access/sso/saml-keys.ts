@@ -41,10 +41,23 @@ const time = (d: Date) => {
 
 const SHA256_WITH_RSA = seq(oid('1.2.840.113549.1.1.11'), der(0x05));
 
-export function generateSigningKeyPair(commonName: string, years = 10): SigningKeyPair {
+/**
+ * A positive serial number in minimal DER: the first byte in 0x40–0x7f. Only clearing the top bit let one
+ * serial in 256 start 0x00 0x0…, a padded INTEGER that OpenSSL refuses, so one key pair in a hundred failed.
+ */
+export function certificateSerial(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
+  return serial;
+}
+
+export function generateSigningKeyPair(
+  commonName: string,
+  years = 10,
+  serialBytes = randomBytes(16),
+): SigningKeyPair {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  const serial = certificateSerial(serialBytes);
   const name = seq(set(seq(oid('2.5.4.3'), utf8(commonName.slice(0, 64) || 'granary'))));
   const now = new Date();
   const notBefore = new Date(now.getTime() - 60_000);
