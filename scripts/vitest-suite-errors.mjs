@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+// biome-ignore lint/style/noDefaultExport: vitest loads a reporter given by path from its default export.
 export default class SuiteErrorsReporter {
   onTestRunEnd(testModules, unhandledErrors) {
     const file = process.env.GRANARY_TEST_ERRORS_FILE;
