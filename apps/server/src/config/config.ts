@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { FLAVOUR_FLAGS, type Flavour } from '@granary/contracts';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseAllowlist } from '../platform/outbound/address-policy.ts';
 
@@ -254,7 +254,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (existsSync(yamlFile)) {
     let doc: unknown;
     try {
-      doc = parseYaml(readFileSync(yamlFile, 'utf8'));
+      // yaml is loaded only when there is a file to read (issue 24, idle memory).
+      const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+      doc = parse(readFileSync(yamlFile, 'utf8'));
     } catch (err) {
       throw new ConfigError(`${yamlFile}: not valid YAML (${(err as Error).message.split('\n')[0]})`);
     }

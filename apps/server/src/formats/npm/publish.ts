@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import semver from 'semver';
 import { NotFoundError } from '../../platform/errors.ts';
-import type { RepositoryHandle, RequestContext, SpooledBytes } from '../sdk/format.ts';
+import type { RepositoryHandle, RequestContext } from '../sdk/format.ts';
 import { readBounded } from '../sdk/helpers.ts';
 import {
   forget,
@@ -210,20 +210,18 @@ export async function publish(ctx: RequestContext, name: string, doc: Record<str
     if (await target.stat(versionRecordPath(name, version)))
       throw new NpmError(403, `You cannot publish over the previously published versions: ${version}.`);
     // issue 24: both files' bytes first, then both files in one commit: the version is wholly there
-    // or wholly absent, and one publish costs one transaction.
-    const spooled: SpooledBytes[] = [];
+    // or wholly absent, and one publish costs one transaction. The two files are written at once:
+    // each waits mostly on its own fsyncs (server-side publish ×50: 2.0 → s).
+    const writes = [
+      target.spool(tarballPath(name, version), Readable.from([data]), {
+        expected: { sha1: shasum, size: data.length },
+      }),
+      target.spool(versionRecordPath(name, version), Readable.from([Buffer.from(JSON.stringify(record))])),
+    ];
+    const settled = await Promise.allSettled(writes);
+    const spooled = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     try {
-      spooled.push(
-        await target.spool(tarballPath(name, version), Readable.from([data]), {
-          expected: { sha1: shasum, size: data.length },
-        }),
-      );
-      spooled.push(
-        await target.spool(
-          versionRecordPath(name, version),
-          Readable.from([Buffer.from(JSON.stringify(record))]),
-        ),
-      );
+      for (const r of settled) if (r.status === 'rejected') throw r.reason;
       await target.link(
         [
           {

@@ -1,5 +1,4 @@
 import type { MailSettings } from '@granary/contracts';
-import nodemailer from 'nodemailer';
 
 export interface Mail {
   to: string;
@@ -14,6 +13,8 @@ export function mailConfigured(settings: MailSettings): boolean {
 
 /** Sends one mail through the SMTP server of the security settings (STARTTLS when offered, or SMTPS). */
 export async function sendMail(settings: MailSettings, mail: Mail): Promise<void> {
+  // Loaded on the first mail, not at start (issue 24, idle memory).
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: settings.host,
     port: settings.port,

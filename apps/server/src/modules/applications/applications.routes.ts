@@ -55,7 +55,9 @@ function send(reply: FastifyReply, a: OAuthAnswer) {
  */
 export function applicationRoutes(ctx: ApplicationsContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const server = createOAuthServer(ctx);
+    // Made (and its library loaded) on the first OAuth request, not at start (issue 24, idle memory).
+    let oauthServer: ReturnType<typeof createOAuthServer> | undefined;
+    const server = () => (oauthServer ??= createOAuthServer(ctx));
     const baseOf = (request: Parameters<typeof requestMeta>[0]) =>
       requestMeta(request, ctx.access.baseUrl).baseUrl;
     // RFC 6749 §3.2: token and revocation requests are form-encoded (this plugin's routes only).
@@ -147,7 +149,7 @@ export function applicationRoutes(ctx: ApplicationsContext): FastifyPluginAsyncZ
       async (request) =>
         approveAuthorization(
           ctx,
-          server,
+          await server(),
           requestMeta(request),
           request.params.clientId,
           request.params.username,
@@ -165,7 +167,8 @@ export function applicationRoutes(ctx: ApplicationsContext): FastifyPluginAsyncZ
           response: { 200: authorizeAnswerSchema },
         },
       },
-      async (request) => denyAuthorization(ctx, server, requestMeta(request), request.params.requestId),
+      async (request) =>
+        denyAuthorization(ctx, await server(), requestMeta(request), request.params.requestId),
     );
     app.get(
       `${P}/user-integrations/:username`,
@@ -220,7 +223,7 @@ export function applicationRoutes(ctx: ApplicationsContext): FastifyPluginAsyncZ
       async (request, reply) =>
         send(
           reply,
-          await tokenEndpoint(server, {
+          await tokenEndpoint(await server(), {
             headers: request.headers as Record<string, unknown>,
             body: request.body,
             query: request.query as Record<string, unknown>,

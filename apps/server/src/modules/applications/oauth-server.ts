@@ -7,7 +7,7 @@ import {
   OAUTH_CONSENT_ROUTE,
   OAUTH_PATHS,
 } from '@granary/contracts';
-import OAuth2Server from '@node-oauth/oauth2-server';
+import type OAuth2Server from '@node-oauth/oauth2-server';
 import { ForbiddenError, NotFoundError } from '../../platform/errors.ts';
 import type { Principal } from '../../platform/http/access-control.ts';
 import { auditOf } from '../access/audit.service.ts';
@@ -148,8 +148,7 @@ function model(
       const owner = user as OAuthUser;
       // The user integration must still be there: revoking it kills pending codes and refresh tokens.
       const grant = await findGrant(ctx.db, client.id, owner.id);
-      if (!grant)
-        throw new OAuth2Server.InvalidGrantError('Invalid grant: the user revoked this application');
+      if (!grant) throw new (oauth2().InvalidGrantError)('Invalid grant: the user revoked this application');
       const scope = normaliseScope(token.scope) || [APPLICATION_DEFAULT_SCOPE];
       const issued = await issueApplicationToken(ctx.access, {
         userId: owner.id,
@@ -205,8 +204,16 @@ function model(
   };
 }
 
-export function createOAuthServer(ctx: ApplicationsContext): OAuth2Server {
-  return new OAuth2Server({
+let oauth2Lib: typeof OAuth2Server | undefined;
+/** The library, loaded with the first OAuth request's server (createOAuthServer), not at start (issue 24). */
+const oauth2 = (): typeof OAuth2Server => {
+  if (!oauth2Lib) throw new Error('the OAuth server is not created yet');
+  return oauth2Lib;
+};
+
+export async function createOAuthServer(ctx: ApplicationsContext): Promise<OAuth2Server> {
+  oauth2Lib ??= (await import('@node-oauth/oauth2-server')).default;
+  return new oauth2Lib({
     model: model(ctx),
     accessTokenLifetime: ACCESS_TOKEN_SECS,
     refreshTokenLifetime: REFRESH_TOKEN_SECS,
@@ -341,17 +348,17 @@ async function answer(
   params: Record<string, string>,
   allowed: boolean,
 ): Promise<string> {
-  const request = new OAuth2Server.Request({
+  const request = new (oauth2().Request)({
     method: 'GET',
     headers: {},
     query: allowed ? params : { ...params, allowed: 'false' },
   });
-  const response = new OAuth2Server.Response({ headers: {} });
+  const response = new (oauth2().Response)({ headers: {} });
   const user: OAuthUser = { id: caller.id, name: caller.name };
   try {
     await server.authorize(request, response, { authenticateHandler: { handle: async () => user } });
   } catch (err) {
-    if (!(err instanceof OAuth2Server.OAuthError)) throw err;
+    if (!(err instanceof oauth2().OAuthError)) throw err;
     if (!response.get('location')) {
       ctx.log.warn({ err: err.message }, 'authorization refused before a redirect');
       throw new ForbiddenError(err.message);
@@ -408,17 +415,17 @@ export async function tokenEndpoint(
   server: OAuth2Server,
   req: { headers: Record<string, unknown>; body: unknown; query: Record<string, unknown> },
 ): Promise<OAuthAnswer> {
-  const request = new OAuth2Server.Request({
+  const request = new (oauth2().Request)({
     method: 'POST',
     headers: req.headers as Record<string, string>,
     query: req.query as Record<string, string>,
     body: (req.body ?? {}) as Record<string, unknown>,
   });
-  const response = new OAuth2Server.Response({ headers: {} });
+  const response = new (oauth2().Response)({ headers: {} });
   try {
     await server.token(request, response);
   } catch (err) {
-    if (!(err instanceof OAuth2Server.OAuthError)) throw err;
+    if (!(err instanceof oauth2().OAuthError)) throw err;
   }
   return {
     status: response.status ?? 200,

@@ -1,13 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  Agent,
-  type Dispatcher,
-  type Headers,
-  Pool,
-  ProxyAgent,
-  type Response,
-  fetch as undiciFetch,
-} from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent, Dispatcher, Headers, ProxyAgent, Response } from 'undici';
 import { createAddressPolicy, normalizeHostName, parseAddress } from './address-policy.ts';
 import { createGuardedLookup, resolveAllowed } from './guarded-lookup.ts';
 import { createNoProxyMatcher } from './no-proxy.ts';
@@ -117,6 +110,11 @@ const BODY_HEADERS = [
 ];
 
 /** The one HTTP client for requests leaving Granary (remote repositories, webhooks, integrations). */
+const require = createRequire(import.meta.url);
+let undiciLib: typeof import('undici') | undefined;
+/** undici, loaded on the first outbound request, not at start (issue 24, idle memory: 5 MB of heap). */
+const undici = (): typeof import('undici') => (undiciLib ??= require('undici') as typeof import('undici'));
+
 export function createOutboundClient(opts: OutboundOptions): OutboundClient {
   const policy = createAddressPolicy(opts.allowlist);
   const connectTimeout = opts.connectTimeoutMs ?? 10_000;
@@ -126,11 +124,13 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
   const userAgent = opts.userAgent ?? 'Granary';
 
   // Direct connections: the address check runs inside the socket's DNS lookup (see guarded-lookup.ts).
-  const direct = new Agent({
-    connect: { timeout: connectTimeout, lookup: createGuardedLookup(policy) },
-    headersTimeout,
-    bodyTimeout,
-  });
+  let directAgent: Agent | undefined;
+  const direct = (): Agent =>
+    (directAgent ??= new (undici().Agent)({
+      connect: { timeout: connectTimeout, lookup: createGuardedLookup(policy) },
+      headersTimeout,
+      bodyTimeout,
+    }));
 
   // Through a proxy: the proxy itself is not checked (the admin chose it); targets are
   // checked in `dispatcherFor` before the request is handed to it. One ProxyAgent per proxy
@@ -164,7 +164,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
           : undefined;
       entry = {
         target,
-        agent: new ProxyAgent({
+        agent: new (undici().ProxyAgent)({
           uri: target.url,
           ...(token ? { token } : {}),
           // Plain http targets go as absolute-URI requests; https targets through a CONNECT tunnel.
@@ -174,7 +174,8 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
           proxyTls: { timeout: connectTimeout },
           requestTls: { timeout: connectTimeout },
           // The non-tunnelled path builds its pool with only `connect`; keep our timeouts there too.
-          factory: (origin, options) => new Pool(origin, { headersTimeout, bodyTimeout, ...options }),
+          factory: (origin, options) =>
+            new (undici().Pool)(origin, { headersTimeout, bodyTimeout, ...options }),
         }),
         bypasses: createNoProxyMatcher(target.noProxy ?? []),
         redirectHosts: new Set((target.redirectToHosts ?? []).map(normalizeHostName)),
@@ -224,9 +225,9 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
         { host, address: host },
       );
     }
-    if (!proxyTarget) return direct;
+    if (!proxyTarget) return direct();
     const proxy = entryFor(proxyTarget);
-    if (proxy.bypasses(host)) return direct;
+    if (proxy.bypasses(host)) return direct();
     if (!parseAddress(host) && !policy.namesHost(host)) {
       // The proxy resolves the name again when it connects, so an answer that changes between
       // this check and then (DNS rebinding) is not caught on this path: the proxy's own rules
@@ -256,12 +257,12 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
 
       for (let hop = 0; ; hop++) {
         const dispatcher = await dispatcherFor(url, proxyTarget);
-        const viaProxy = dispatcher !== direct;
+        const viaProxy = dispatcher !== directAgent;
         init.signal?.throwIfAborted();
         const streamed = body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array);
         let res: Response;
         try {
-          res = await undiciFetch(url, {
+          res = await undici().fetch(url, {
             method,
             headers,
             body: streamed
@@ -339,7 +340,7 @@ export function createOutboundClient(opts: OutboundOptions): OutboundClient {
     async close() {
       const open = [...agents.values()].map((e) => e.agent.close());
       agents.clear();
-      await Promise.all([direct.close(), ...open]);
+      await Promise.all([...(directAgent ? [directAgent.close()] : []), ...open]);
     },
   };
 }

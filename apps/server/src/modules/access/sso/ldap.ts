@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { Client, type Entry, InvalidCredentialsError } from 'ldapts';
+import type { Client, Entry } from 'ldapts';
 
 /**
  * LDAP / Active Directory sign-in (issue 20) with `ldapts`: bind as the search user (or anonymously),
@@ -113,7 +113,12 @@ function unreachable(err: unknown): LdapOutcome {
   return { ok: false, reason: 'unreachable', detail: err instanceof Error ? err.message : String(err) };
 }
 
-function clientFor(settings: LdapSettings): Client {
+let ldapLib: Promise<typeof import('ldapts')> | undefined;
+/** ldapts, loaded on the first LDAP sign-in or test, not at start (issue 24, idle memory). */
+const ldapts = () => (ldapLib ??= import('ldapts'));
+
+async function clientFor(settings: LdapSettings): Promise<Client> {
+  const { Client } = await ldapts();
   const ca = settings.tlsCaPem?.trim() ? [settings.tlsCaPem] : undefined;
   // TLS options only for ldaps://: ldapts speaks TLS from the first byte whenever they are given, and
   // an ldap:// server (StartTLS) would then see garbage.
@@ -149,7 +154,7 @@ export async function ldapAuthenticate(
   // An empty password would be an unauthenticated bind, which directories answer with success.
   if (!password || !username) return { ok: false, reason: 'bad password' };
   return withSlot(async () => {
-    const client = clientFor(settings);
+    const client = await clientFor(settings);
     const deadline = AbortSignal.timeout(settings.timeoutMs * 3);
     const guard = <T>(p: Promise<T>) =>
       Promise.race([
@@ -189,12 +194,13 @@ export async function ldapAuthenticate(
         return unreachable(err);
       }
       // The user's own bind proves the password, on a connection of its own.
-      const userClient = clientFor(settings);
+      const userClient = await clientFor(settings);
       try {
         if (settings.startTls) await guard(userClient.startTLS(startTlsOptions(settings)));
         await guard(userClient.bind(entry.dn, password));
       } catch (err) {
-        if (err instanceof InvalidCredentialsError) return { ok: false, reason: 'bad password' };
+        if (err instanceof (await ldapts()).InvalidCredentialsError)
+          return { ok: false, reason: 'bad password' };
         // Some directories answer a locked account with another bind error.
         if (err instanceof Error && 'code' in err && typeof (err as { code: unknown }).code === 'number')
           return { ok: false, reason: 'bad password', detail: err.message };
@@ -246,7 +252,7 @@ export async function ldapAuthenticate(
  */
 export async function ldapConnectionTest(settings: LdapSettings): Promise<{ ok: boolean; message: string }> {
   return withSlot(async () => {
-    const client = clientFor(settings);
+    const client = await clientFor(settings);
     let step = 'connect';
     try {
       if (settings.startTls) {

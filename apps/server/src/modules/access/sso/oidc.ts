@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import * as oidc from 'openid-client';
+import { createHash, randomBytes } from 'node:crypto';
+import type * as Oidc from 'openid-client';
 import type { OutboundClient } from '../../../platform/outbound/index.ts';
 import type { SsoFlowData } from './login-state.ts';
 import type { ResolvedProviderOf } from './providers.service.ts';
@@ -26,10 +26,14 @@ export class SsoFlowError extends Error {
 }
 
 const CLOCK_TOLERANCE_SECS = 30;
+
+let oidcLib: Promise<typeof Oidc> | undefined;
+/** openid-client, loaded on the first OpenID Connect sign-in, not at start (issue 24, idle memory). */
+const openidClient = () => (oidcLib ??= import('openid-client'));
 const DISCOVERY_TTL_MS = 10 * 60_000;
 
 /** openid-client's fetch, through the outbound client (a web `Response` is what it expects). */
-function outboundFetch(outbound: OutboundClient): oidc.CustomFetch {
+function outboundFetch(outbound: OutboundClient): Oidc.CustomFetch {
   return async (url, options) => {
     const headers: Record<string, string> = {};
     new Headers(options.headers as ConstructorParameters<typeof Headers>[0]).forEach((v, k) => {
@@ -61,13 +65,14 @@ function outboundFetch(outbound: OutboundClient): oidc.CustomFetch {
   };
 }
 
-const configurations = new Map<string, { at: number; config: oidc.Configuration }>();
+const configurations = new Map<string, { at: number; config: Oidc.Configuration }>();
 
 /** The provider's discovered configuration, kept 10 minutes per node (a changed provider is re-read). */
 export async function oidcConfiguration(
   outbound: OutboundClient,
   provider: OidcProvider,
-): Promise<oidc.Configuration> {
+): Promise<Oidc.Configuration> {
+  const oidc = await openidClient();
   const stamp = createHash('sha256')
     .update(
       JSON.stringify([provider.key, provider.issuer, provider.clientId, provider.secrets.clientSecret ?? '']),
@@ -77,7 +82,7 @@ export async function oidcConfiguration(
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
   const fetchImpl = outboundFetch(outbound);
   const secret = provider.secrets.clientSecret;
-  let config: oidc.Configuration;
+  let config: Oidc.Configuration;
   try {
     config = await oidc.discovery(
       new URL(provider.issuer),
@@ -111,6 +116,7 @@ export async function oidcAuthorizationUrl(
   state: string,
   flow: SsoFlowData,
 ): Promise<URL> {
+  const oidc = await openidClient();
   const config = await oidcConfiguration(outbound, provider);
   const params: Record<string, string> = {
     redirect_uri: redirectUri,
@@ -130,7 +136,9 @@ export async function oidcAuthorizationUrl(
 
 /** Fresh values for a new flow: nonce and (with PKCE) the code verifier. */
 export function newOidcFlow(usePkce: boolean): Pick<SsoFlowData, 'nonce' | 'codeVerifier'> {
-  return { nonce: oidc.randomNonce(), ...(usePkce ? { codeVerifier: oidc.randomPKCECodeVerifier() } : {}) };
+  // As openid-client's randomNonce() and randomPKCECodeVerifier(): 32 random bytes, base64url.
+  const random = () => randomBytes(32).toString('base64url');
+  return { nonce: random(), ...(usePkce ? { codeVerifier: random() } : {}) };
 }
 
 /**
@@ -145,8 +153,9 @@ export async function oidcCallback(
   state: string,
   flow: SsoFlowData,
 ): Promise<Record<string, unknown>> {
+  const oidc = await openidClient();
   const config = await oidcConfiguration(outbound, provider);
-  let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+  let tokens: Awaited<ReturnType<typeof Oidc.authorizationCodeGrant>>;
   try {
     tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
       expectedState: state,
@@ -196,6 +205,7 @@ export async function oauth2AuthorizationUrl(
   state: string,
   flow: SsoFlowData,
 ): Promise<URL> {
+  const oidc = await openidClient();
   const url = new URL(provider.authorizationUrl);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', provider.clientId);

@@ -180,7 +180,7 @@ export async function startTestIdp(): Promise<TestIdp> {
       { Binding: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect', Location: `${base}/slo` },
     ],
   };
-  const idp = samlify.IdentityProvider(settings);
+  const idp = samlify().IdentityProvider(settings);
   metadataXml = idp.getMetadata();
   const api: TestIdp = {
     entityId,
@@ -192,7 +192,7 @@ export async function startTestIdp(): Promise<TestIdp> {
     },
     async readAuthnRequest(redirectUrl, spMetadataXml) {
       const url = new URL(redirectUrl);
-      const sp = samlify.ServiceProvider({ metadata: spMetadataXml });
+      const sp = samlify().ServiceProvider({ metadata: spMetadataXml });
       const query = Object.fromEntries(url.searchParams);
       // The octet string the SP signed: the raw query parameters in their order (SAML bindings §3.4.4.1).
       const raw = url.search.slice(1).split('&');
@@ -203,7 +203,7 @@ export async function startTestIdp(): Promise<TestIdp> {
       return { id: extract.request.id, relayState: url.searchParams.get('RelayState') };
     },
     async respond({ spMetadataXml, user, inResponseTo, tweak }) {
-      const sp = samlify.ServiceProvider({ metadata: spMetadataXml });
+      const sp = samlify().ServiceProvider({ metadata: spMetadataXml });
       const acs = acsOf(spMetadataXml);
       const now = new Date();
       const later = new Date(now.getTime() + 5 * 60_000).toISOString();

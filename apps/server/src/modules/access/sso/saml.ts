@@ -135,7 +135,7 @@ function signsRequests(sp: SamlSpSettings, idpMetadataXml: string): boolean {
 
 function entities(sp: SamlSpSettings, idpMetadataXml: string) {
   const sign = signsRequests(sp, idpMetadataXml);
-  const serviceProvider = samlify.ServiceProvider({
+  const serviceProvider = samlify().ServiceProvider({
     entityID: sp.entityId,
     authnRequestsSigned: sign,
     wantAssertionsSigned: true,
@@ -148,7 +148,7 @@ function entities(sp: SamlSpSettings, idpMetadataXml: string) {
     singleLogoutService: [{ Binding: BINDING.redirect, Location: sp.sloUrl }],
     clockDrifts: [-SAML_CLOCK_SKEW_MS, SAML_CLOCK_SKEW_MS],
   });
-  const identityProvider = samlify.IdentityProvider({
+  const identityProvider = samlify().IdentityProvider({
     metadata: idpMetadataFor(idpMetadataXml, sign),
     // Our LogoutRequests are always signed.
     wantLogoutRequestSigned: true,

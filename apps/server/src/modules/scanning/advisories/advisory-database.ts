@@ -180,6 +180,8 @@ const toFinding = (
  * generation (in the database, so every node sees it) and, once committed, calls the listeners of
  * this node (the scan pipeline re-matches there, through its jobs).
  */
+const GENERATION_TTL_MS = 2_000;
+
 export class AdvisoryDatabase {
   private readonly listeners: (() => Promise<void>)[] = [];
 
@@ -205,12 +207,26 @@ export class AdvisoryDatabase {
     }
   }
 
-  async generation(): Promise<number> {
+  /**
+   * The database's generation. `cached`: read at most once per 2 s, for the stamp on each scan's
+   * findings (every scan asks: issue 24) — a stamp older than the database only makes the re-match job
+   * match those findings again, and the matching itself always reads the advisories as they are. The
+   * re-match job reads it fresh: another node may have imported a moment ago.
+   */
+  async generation(opts: { cached?: boolean } = {}): Promise<number> {
+    const now = Date.now();
+    if (opts.cached && this.generationMemo && now - this.generationMemo.at < GENERATION_TTL_MS)
+      return this.generationMemo.value;
     const [row] = await this.db.select().from(scanningAdvisoryState).where(eq(scanningAdvisoryState.id, 1));
-    return row?.generation ?? 0;
+    const value = row?.generation ?? 0;
+    this.generationMemo = { at: now, value };
+    return value;
   }
 
+  private generationMemo: { at: number; value: number } | null = null;
+
   private bump(tx: Pick<typeof this.db, 'execute'>) {
+    this.generationMemo = null;
     return tx.execute(
       sql`insert into scanning_advisory_state (id, generation) values (1, 1)
           on conflict (id) do update set generation = scanning_advisory_state.generation + 1`,

@@ -82,7 +82,7 @@ export async function saveContent(
     generation: number;
     at: Date;
   },
-) {
+): Promise<ScanContentRow> {
   const values = {
     sha256: row.sha256,
     status: row.status,
@@ -94,10 +94,13 @@ export async function saveContent(
     extractedAt: row.at,
     matchedAt: row.at,
   };
-  await db
+  // The row as stored, in the same statement (issue 24: no read after the write).
+  const [stored] = await db
     .insert(scanContents)
     .values(values)
-    .onConflictDoUpdate({ target: scanContents.sha256, set: values });
+    .onConflictDoUpdate({ target: scanContents.sha256, set: values })
+    .returning();
+  return stored!;
 }
 
 export async function setContentFindings(
@@ -155,15 +158,6 @@ export async function pruneContent(db: Executor, sha256: string) {
 export async function notIndexedIds(db: Executor): Promise<Set<string>> {
   const rows = await db.select({ id: scanNotIndexed.repositoryId }).from(scanNotIndexed);
   return new Set(rows.map((r) => r.id));
-}
-
-export async function isNotIndexed(db: Executor, repositoryId: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: scanNotIndexed.repositoryId })
-    .from(scanNotIndexed)
-    .where(eq(scanNotIndexed.repositoryId, repositoryId))
-    .limit(1);
-  return rows.length > 0;
 }
 
 /** Replaces the list of repositories not indexed. */

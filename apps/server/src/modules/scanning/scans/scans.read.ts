@@ -105,6 +105,7 @@ export class ScansReader {
       this.db,
       heads.filter((h) => !wanted.has(h.key.toLowerCase())).map((h) => h.id),
     );
+    this.scans.forgetIndexed();
     return this.indexedRepos();
   }
 

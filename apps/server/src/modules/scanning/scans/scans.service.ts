@@ -37,8 +37,8 @@ import {
   dropScanArtifact,
   findContent,
   findScanArtifact,
-  isNotIndexed,
   markInProgress,
+  notIndexedIds,
   pruneContent,
   type ScanContentRow,
   saveContent,
@@ -54,7 +54,7 @@ export const TRIGGER_SUBSCRIBER = 'scanning.trigger';
 /** What the advisory database offers the pipeline (`advisories/AdvisoryDatabase`). */
 export interface AdvisoryPort {
   match(queries: ComponentQuery[]): Promise<Finding[][]>;
-  generation(): Promise<number>;
+  generation(opts?: { cached?: boolean }): Promise<number>;
   onChanged(listener: () => Promise<void>): void;
 }
 
@@ -135,6 +135,9 @@ export async function matchArtifacts(
   return out;
 }
 
+/** How long the list of repositories left out of scanning is kept on a node (other nodes' changes). */
+const NOT_INDEXED_TTL_MS = 5_000;
+
 /**
  * The scan pipeline (issue 16 "Scanning"): stored files of indexed repositories are queued on deploy
  * and remote caching (an outbox subscriber), read once per content (sha256), matched against the
@@ -143,6 +146,7 @@ export async function matchArtifacts(
  */
 export class ScanService {
   private readonly listeners: ScanListener[] = [];
+  private notIndexed: { at: number; ids: Promise<Set<string>> } | null = null;
 
   constructor(readonly deps: ScansDeps) {}
 
@@ -188,8 +192,26 @@ export class ScanService {
   // -------------------------------------------------------------------------------------------
   // What is scanned
 
+  /**
+   * Whether a repository's files are scanned. Asked on every deploy and on downloads held for a
+   * verdict: the list of repositories left out is read once per NOT_INDEXED_TTL_MS (issue 24); a change
+   * here clears it at once (forgetIndexed), another node's shows within the TTL.
+   */
   async isIndexed(repositoryId: string): Promise<boolean> {
-    return !(await isNotIndexed(this.deps.db, repositoryId));
+    const now = Date.now();
+    if (!this.notIndexed || now - this.notIndexed.at >= NOT_INDEXED_TTL_MS) {
+      const ids = notIndexedIds(this.deps.db);
+      this.notIndexed = { at: now, ids };
+      ids.catch(() => {
+        if (this.notIndexed?.ids === ids) this.notIndexed = null;
+      });
+    }
+    return !(await this.notIndexed.ids).has(repositoryId);
+  }
+
+  /** Called when this node changed which repositories are indexed. */
+  forgetIndexed(): void {
+    this.notIndexed = null;
   }
 
   /** A file the pipeline scans: a package version's lead file, or a generic archive. */
@@ -221,13 +243,16 @@ export class ScanService {
       const repo = await findRepository(this.deps.db, key);
       if (!repo || repo.rclass === 'virtual') continue;
       if (!(await this.isIndexed(repo.id)) || !(await this.scannable(repo, path))) continue;
-      const file = await findArtifact(this.deps.db, repo.id, path);
-      if (!file) continue;
+      // The event names the content it stored (issue 24: no read of the row). Replaced or deleted
+      // since, the job reads the file as it is then, and a deletion's own event comes after this one.
+      const sha256 =
+        typeof p.sha256 === 'string' ? p.sha256 : (await findArtifact(this.deps.db, repo.id, path))?.sha256;
+      if (!sha256) continue;
       // These very bytes were scanned already (a download held for its verdict scans inline, before
       // its `artifact.cached` event arrives): a second scan would only show 'in progress' again.
       const scanned = await findScanArtifact(this.deps.db, repo.id, path);
-      if (scanned?.status === 'scanned' && scanned.sha256 === file.sha256) continue;
-      await this.queue(repo, [{ path, sha256: file.sha256 }]);
+      if (scanned?.status === 'scanned' && scanned.sha256 === sha256) continue;
+      await this.queue(repo, [{ path, sha256 }]);
     }
   }
 
@@ -334,7 +359,7 @@ export class ScanService {
       await dropScanArtifact(db, repo.id, job.path);
       return;
     }
-    const generation = await this.deps.advisories.generation();
+    const generation = await this.deps.advisories.generation({ cached: true });
     let content = job.force ? null : await findContent(db, file.sha256);
     let fresh = false;
     if (!content || content.status === 'scan failed') {
@@ -358,7 +383,7 @@ export class ScanService {
       } catch (err) {
         const error = ((err as Error).message || String(err)).slice(0, ERROR_MAX);
         log.warn({ repo: repo.key, path: job.path, err: error }, 'scan failed');
-        await saveContent(db, {
+        content = await saveContent(db, {
           sha256: file.sha256,
           status: 'scan failed',
           error,
@@ -367,13 +392,12 @@ export class ScanService {
           generation,
           at,
         });
-        content = await findContent(db, file.sha256);
         result = { status: 'not supported' };
       }
       if (content?.status !== 'scan failed') {
         if (result.status === 'scanned') {
           const [findings] = await matchArtifacts(this.deps.advisories, [result.artifact]);
-          await saveContent(db, {
+          content = await saveContent(db, {
             sha256: file.sha256,
             status: 'scanned',
             error: null,
@@ -383,7 +407,7 @@ export class ScanService {
             at,
           });
         } else
-          await saveContent(db, {
+          content = await saveContent(db, {
             sha256: file.sha256,
             status: 'not supported',
             error: null,
@@ -392,7 +416,6 @@ export class ScanService {
             generation,
             at,
           });
-        content = await findContent(db, file.sha256);
       }
     } else if (content.status === 'scanned' && content.generation !== generation && content.artifact) {
       const [findings] = await matchArtifacts(this.deps.advisories, [content.artifact]);
