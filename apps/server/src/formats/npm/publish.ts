@@ -211,7 +211,7 @@ export async function publish(ctx: RequestContext, name: string, doc: Record<str
       throw new NpmError(403, `You cannot publish over the previously published versions: ${version}.`);
     // issue 24: both files' bytes first, then both files in one commit: the version is wholly there
     // or wholly absent, and one publish costs one transaction. The two files are written at once:
-    // each waits mostly on its own fsyncs (server-side publish ×50: 2.0 → s).
+    // each waits mostly on its own fsyncs (server-side publish ×50, scanning off: 2.0 → 1.5–1.7 s).
     const writes = [
       target.spool(tarballPath(name, version), Readable.from([data]), {
         expected: { sha1: shasum, size: data.length },
