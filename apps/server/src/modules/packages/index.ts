@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import mercurius from 'mercurius';
 import type { Platform } from '../../platform/platform.ts';
 import type { AccessModule } from '../access/index.ts';
 import { registerArchiveIndexer } from './archive-entries.ts';
@@ -7,7 +6,7 @@ import { packagesArtifactExtension } from './artifact-extension.ts';
 import { DownloadCounter } from './downloads.ts';
 import { packagesErrorFormatter, packagesResolvers, packagesSchema } from './packages.graphql.ts';
 import { PackageReader } from './packages.read.ts';
-import { packagesRoutes } from './packages.routes.ts';
+import { type GraphExecute, packagesRoutes } from './packages.routes.ts';
 
 export interface PackagesModule {
   reader: PackageReader;
@@ -34,17 +33,40 @@ export async function registerPackages(
   );
   app.addHook('onClose', async () => downloads.flush());
   registerArchiveIndexer(platform.jobs, { db: platform.database.db, blobs: platform.blobs });
-  // GraphQL execution only: the routes are ours (spec paths, access rules, error shape).
-  await app.register(mercurius, {
-    schema: packagesSchema,
-    resolvers: packagesResolvers(reader, app.repositories.formats) as never,
-    routes: false,
-    graphiql: false,
-    jit: 1, // compiled (graphql-jit) from the second run of a query text
-    queryDepth: 8,
-    // issue 12 §17: a resolver's unexpected error (a database error and its SQL) is not the client's to read
-    errorFormatter: packagesErrorFormatter,
+  // GraphQL execution only: the routes are ours (spec paths, access rules, error shape). mercurius and
+  // graphql-js load with the first query, on an instance of their own (issue 24, idle memory: 30 MiB).
+  let engine: Promise<FastifyInstance> | undefined;
+  const start = async () => {
+    const [{ default: Fastify }, { default: mercurius }] = await Promise.all([
+      import('fastify'),
+      import('mercurius'),
+    ]);
+    const graph = Fastify({ logger: false });
+    await graph.register(mercurius, {
+      schema: packagesSchema,
+      resolvers: packagesResolvers(reader, app.repositories.formats) as never,
+      routes: false,
+      graphiql: false,
+      jit: 1, // compiled (graphql-jit) from the second run of a query text
+      queryDepth: 8,
+      // issue 12 §17: a resolver's unexpected error (a database error and its SQL) is not the client's to read
+      errorFormatter: packagesErrorFormatter,
+    });
+    await graph.ready();
+    return graph;
+  };
+  const execute: GraphExecute = async (reply, source, context, variables, operationName) => {
+    engine ??= start().catch((err: unknown) => {
+      engine = undefined;
+      throw err;
+    });
+    // As `reply.graphql` would: the reply in the context (the error formatter names its request).
+    return (await engine).graphql(source, { ...context, reply } as never, variables, operationName);
+  };
+  app.addHook('onClose', async () => {
+    const started = await engine?.catch(() => undefined);
+    await started?.close();
   });
-  await app.register(packagesRoutes(app.repositories));
+  await app.register(packagesRoutes(app.repositories, execute));
   return { reader, downloads };
 }

@@ -55,7 +55,16 @@ const artifactAt = (ctx: RepositoriesContext, repo: RepoConfig, path: string) =>
 const NO_LAYERS = { layers: [], totalSize: 0, config: null };
 
 /** The packages calls of spec 001 §7 under `/ui/api/v1/`: the graph queries and the version-details calls. */
-export function packagesRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod {
+/** Runs a packages GraphQL query for a request (mercurius, loaded on the first one: see index.ts). */
+export type GraphExecute = (
+  reply: FastifyReply,
+  source: string,
+  context: Record<string, unknown>,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+) => Promise<{ data?: unknown; errors?: readonly { message: string }[] }>;
+
+export function packagesRoutes(ctx: RepositoriesContext, execute: GraphExecute): FastifyPluginAsyncZod {
   return async (app) => {
     const graph = async (
       body: z.infer<typeof graphqlRequestSchema>,
@@ -63,9 +72,10 @@ export function packagesRoutes(ctx: RepositoriesContext): FastifyPluginAsyncZod 
       reply: FastifyReply,
     ) => {
       try {
-        const result = await reply.graphql(
+        const result = await execute(
+          reply,
           body.query,
-          { principal, baseUrl: publicBaseUrl(reply.request, ctx.baseUrl) } as never,
+          { principal, baseUrl: publicBaseUrl(reply.request, ctx.baseUrl) },
           body.variables ?? undefined,
           body.operationName ?? undefined,
         );
