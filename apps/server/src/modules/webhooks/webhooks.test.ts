@@ -3,7 +3,7 @@ import path from 'node:path';
 import { WEBHOOK_MESSAGES } from '@granary/contracts';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../platform/db/index.ts';
 import {
   basicAuth,
@@ -542,7 +542,12 @@ describe(`webhooks: subscriptions, signed deliveries, retries and the delivery l
     expect(arrival.method).toBe('PUT');
     expect(arrival.body).toBe(`{"text":"deployed generic-local/${key}/c.txt"}`);
     expect(arrival.headers.authorization).toBe('Bearer tok-123456');
-    const log = (await api('GET', `${P}/subscriptions/${key}/deliveries`)).json();
+    // The attempt is recorded once the receiver has answered: on PostgreSQL the read can come first.
+    const log = await vi.waitFor(async () => {
+      const found = (await api('GET', `${P}/subscriptions/${key}/deliveries`)).json();
+      expect(found.attempts.length).toBeGreaterThan(0);
+      return found;
+    });
     expect(log.attempts[0].request.headers.authorization).toBe('********');
     await api('DELETE', `${P}/subscriptions/${key}`);
   });
