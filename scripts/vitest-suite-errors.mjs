@@ -12,7 +12,14 @@ export default class SuiteErrorsReporter {
     if (!file) return;
     const found = [];
     const add = (where, errors) => {
-      for (const e of errors ?? []) found.push({ where, message: String(e?.stack || e?.message || e) });
+      for (const e of errors ?? []) {
+        // Vitest stamps an error outside any test with the file (and test) that was running when it was thrown.
+        const origin = [e?.VITEST_TEST_PATH, e?.VITEST_TEST_NAME].filter(Boolean).join(' › ');
+        found.push({
+          where: origin ? `${where} (while ${origin} ran)` : where,
+          message: String(e?.stack || e?.message || e),
+        });
+      }
     };
     for (const module of testModules) {
       add(module.moduleId, module.errors());

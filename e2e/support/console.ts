@@ -83,13 +83,16 @@ export async function signInByApi(
 
 /** The labels of the open user menu (the sidebars' menus are menus too, so only the open dropdown's). */
 export async function openUserMenu(page: Page, user: string): Promise<string[]> {
-  await page
-    .getByRole('banner')
-    .getByRole('button', { name: new RegExp(user) })
-    .click();
-  const items = page.locator('.ant-dropdown-menu:visible').getByRole('menuitem');
-  await expect(items.first()).toBeVisible();
-  const labels = (await items.allInnerTexts()).map((t) => t.trim());
+  const button = page.getByRole('banner').getByRole('button', { name: new RegExp(user) });
+  const menu = page.locator('.ant-dropdown-menu:visible');
+  let labels: string[] = [];
+  // Read until the open menu lists its items: a CI run under load once read an empty list while the
+  // dropdown was still settling (and a menu that closed meanwhile is opened again).
+  await expect(async () => {
+    if (!(await menu.first().isVisible())) await button.click();
+    labels = (await menu.getByRole('menuitem').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    expect(labels).not.toEqual([]);
+  }).toPass({ timeout: 15_000 });
   await page.keyboard.press('Escape');
   await expect(page.locator('.ant-dropdown-menu:visible')).toHaveCount(0);
   return labels;
