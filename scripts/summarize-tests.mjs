@@ -78,8 +78,8 @@ for (const file of process.argv.slice(2)) {
         if (t.status === 'failed')
           console.log(`  failed: ${t.fullName}\n    ${firstLines(t.failureMessages?.[0] ?? '')}`);
     }
-    for (const e of suiteErrors.filter((e) => e.where === 'outside any test'))
-      console.log(`  error outside any test:\n    ${firstLines(e.message)}`);
+    for (const e of suiteErrors.filter((e) => e.where.startsWith('outside any test')))
+      console.log(`  error ${e.where}:\n    ${firstLines(e.message)}`);
   }
 }
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
