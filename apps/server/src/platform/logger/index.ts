@@ -1,2 +1,9 @@
-export { createLogging, LOG_FILES, type LogArea, type Logging, type LoggingOptions } from './logger.ts';
+export {
+  createLogging,
+  LOG_FILES,
+  type LogArea,
+  type Logging,
+  type LoggingOptions,
+  lazyRequestLogger,
+} from './logger.ts';
 export { REDACTED, redactText, redactValue } from './redact.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogging } from './logger.ts';
+import { createLogging, lazyRequestLogger } from './logger.ts';
 import { REDACTED, redactText, redactValue } from './redact.ts';
 
 describe('logging', () => {
@@ -35,7 +35,10 @@ describe('logging', () => {
       method: 'GET',
       url: '/x?token=s3cret&a=1',
       status: 200,
-      ua: undefined,
+      ms: 1.5,
+      user: null,
+      ua: 'npm/10 "quoted"',
+      ip: undefined,
     });
     // Buffered, then on disk within about a second without any flush call.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -48,13 +51,64 @@ describe('logging', () => {
     expect(Object.keys(direct).slice(0, 3)).toEqual(Object.keys(byLogger).slice(0, 3));
     expect(direct).toMatchObject({ level: 30, area: 'request', reqId: 'r1', status: 200 });
     expect(direct.url).toBe(`/x?token=${REDACTED}&a=1`);
-    expect(direct).not.toHaveProperty('ua');
+    expect(direct).toMatchObject({ ms: 1.5, user: null, ua: 'npm/10 "quoted"' });
+    expect(direct).not.toHaveProperty('ip');
     expect(Number.isNaN(Date.parse(direct.time))).toBe(false);
     await logging.close();
     const quiet = createLogging({ dir, level: 'warn', stdout: false, maxBytes: 1 << 20, maxFiles: 3 });
     quiet.writeRequest({ reqId: 'r2', url: '/y', status: 200 });
     await quiet.close();
     expect(readFileSync(path.join(dir, 'request.log'), 'utf8')).not.toContain('r2');
+  });
+
+  it('issue 24: request.log written in batches keeps every line, in order, through size-triggered writes and rotation', async () => {
+    const logging = createLogging({ dir, level: 'info', stdout: false, maxBytes: 256 * 1024, maxFiles: 5 });
+    for (let i = 0; i < 5000; i++) logging.writeRequest({ reqId: `r${i}`, url: `/x/${i}`, status: 200 });
+    logging.flush();
+    await logging.close();
+    const files = readdirSync(dir)
+      .filter((f) => f.startsWith('request'))
+      .sort((a, b) => (b.match(/\d+/)?.[0] ?? '0').localeCompare(a.match(/\d+/)?.[0] ?? '0'));
+    expect(files.length).toBeGreaterThan(1);
+    const ids = files.flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).reqId as string),
+    );
+    expect(ids).toEqual(Array.from({ length: 5000 }, (_, i) => `r${i}`));
+  });
+
+  it('issue 24: a request logger is made only when the request logs, and then carries the request id', async () => {
+    const logging = createLogging({ dir, level: 'info', stdout: false, maxBytes: 1 << 20, maxFiles: 3 });
+    let made = 0;
+    const parent = new Proxy(logging.server, {
+      get(target, prop, receiver) {
+        if (prop !== 'child') return Reflect.get(target, prop, receiver);
+        return (b: object, o: object) => {
+          made++;
+          return target.child(b, o);
+        };
+      },
+    });
+    const quiet = lazyRequestLogger(parent, { reqId: 'quiet-1' }, {});
+    expect(typeof quiet.info).toBe('function');
+    expect(made).toBe(0);
+    const loud = lazyRequestLogger(parent, { reqId: 'loud-1' }, {});
+    loud.error({ status: 500 }, 'handler failed');
+    loud.info('second line');
+    expect(made).toBe(1);
+    expect(loud.level).toBe('info');
+    expect(loud.isLevelEnabled('debug')).toBe(false);
+    await logging.close();
+    const lines = readFileSync(path.join(dir, 'server.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.reqId, l.msg])).toEqual([
+      ['loud-1', 'handler failed'],
+      ['loud-1', 'second line'],
+    ]);
   });
 
   it('rotates by size: server.log stays current, older lines move to server.1.log…, at most maxFiles kept', async () => {

@@ -10,6 +10,18 @@ export type LogArea = (typeof LOG_FILES)[number];
 /** request.log lines are written in batches of about this size (or after a second). */
 const REQUEST_LOG_BUFFER_BYTES = 8 * 1024;
 
+let lastMs = 0;
+let lastIso = '';
+/** The time as pino's isoTime writes it, formatted once per millisecond (request.log at thousands a second). */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
 export interface LoggingOptions {
   dir: string;
   level: string;
@@ -78,12 +90,15 @@ export function createLogging(opts: LoggingOptions): Logging {
     request,
     writeRequest(fields) {
       if (!request.isLevelEnabled('info')) return;
-      const line: Record<string, unknown> = { level: 30, time: new Date().toISOString(), area: 'request' };
+      // Built as a string: an object filled key by key and then stringified cost megamorphic stores
+      // on every request (issue 24). Keys are the caller's identifiers; string values are redacted.
+      let line = `{"level":30,"time":"${isoNow()}","area":"request"`;
       for (const key in fields) {
         const value = fields[key];
-        line[key] = typeof value === 'string' ? redactText(value) : value;
+        if (value === undefined) continue;
+        line += `,"${key}":${typeof value === 'string' ? JSON.stringify(redactText(value)) : value !== null && Number.isFinite(value) ? value : 'null'}`;
       }
-      requestFile.write(`${JSON.stringify(line)}\n`);
+      requestFile.write(`${line}}\n`);
     },
     security: make('security'),
     dir: opts.dir,
@@ -94,4 +109,61 @@ export function createLogging(opts: LoggingOptions): Logging {
       await Promise.all([...files.values()].map((f) => f.end()));
     },
   };
+}
+
+type ChildMaker<L> = { child(bindings: object, options?: object): L };
+type AnyLogFn = (...args: unknown[]) => void;
+
+/**
+ * Fastify's `childLoggerFactory`: each request's `request.log` becomes a pino child only when something
+ * logs through it. Fastify made one for every request (its bindings serialised) although almost no
+ * request logs (issue 24). A plain class: constructing it is three stores, and fastify's check of the
+ * log methods finds them on the prototype.
+ */
+class LazyChildLogger<L extends ChildMaker<L>> {
+  #made: L | undefined;
+  constructor(
+    private readonly parent: L,
+    private readonly bindings: object,
+    private readonly options: object,
+  ) {}
+  private real(): L & Record<string, AnyLogFn> & { level: string } {
+    this.#made ??= this.parent.child(this.bindings, this.options);
+    return this.#made as L & Record<string, AnyLogFn> & { level: string };
+  }
+  get level(): string {
+    return this.real().level;
+  }
+  set level(value: string) {
+    this.real().level = value;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.real() as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled(level);
+  }
+  fatal(...args: unknown[]): void {
+    this.real().fatal!(...args);
+  }
+  error(...args: unknown[]): void {
+    this.real().error!(...args);
+  }
+  warn(...args: unknown[]): void {
+    this.real().warn!(...args);
+  }
+  info(...args: unknown[]): void {
+    this.real().info!(...args);
+  }
+  debug(...args: unknown[]): void {
+    this.real().debug!(...args);
+  }
+  trace(...args: unknown[]): void {
+    this.real().trace!(...args);
+  }
+  silent(): void {}
+  child(bindings: object, options?: object): L {
+    return this.real().child(bindings, options);
+  }
+}
+
+export function lazyRequestLogger<L extends ChildMaker<L>>(logger: L, bindings: object, options: object): L {
+  return new LazyChildLogger(logger, bindings, options) as unknown as L;
 }
