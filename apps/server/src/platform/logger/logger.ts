@@ -8,7 +8,7 @@ export const LOG_FILES = ['server', 'request', 'security'] as const;
 export type LogArea = (typeof LOG_FILES)[number];
 
 /** request.log lines are written in batches of about this size (or after a second). */
-const REQUEST_LOG_BUFFER_BYTES = 8 * 1024;
+const REQUEST_LOG_BUFFER_BYTES = 64 * 1024;
 
 let lastMs = 0;
 let lastIso = '';
