@@ -36,7 +36,7 @@ import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerRequestLog } from './platform/http/request-log.ts';
-import { registerSecurityHeaders } from './platform/http/security-headers.ts';
+import { registerBaselineHeaders } from './platform/http/security-headers.ts';
 import { UPLOAD_WATCHDOG_JOB, UploadGuard } from './platform/http/upload-guard.ts';
 import { Jobs, registerHousekeeping } from './platform/jobs/index.ts';
 import { createLogging, lazyRequestLogger } from './platform/logger/index.ts';
@@ -196,10 +196,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       metrics,
       now,
     });
-    app.addHook('onRequest', (request, reply, done) => {
-      reply.header('x-request-id', request.id);
-      done();
-    });
     app.addHook('onClose', async () => {
       await jobs.stop();
       uploads.close();
@@ -210,7 +206,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     registerErrorHandling(app);
-    registerSecurityHeaders(app);
+    registerBaselineHeaders(app);
     const { version } = readVersion();
     await app.register(fastifySwagger, {
       openapi: {

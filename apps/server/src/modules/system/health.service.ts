@@ -27,11 +27,16 @@ export class HealthChecks {
     readonly storage: StorageHealth,
   ) {}
 
+  /** The last healthy answer while it is younger than FRESH_MS (a probe answers it without waiting). */
+  freshDatabase(): DatabaseCheck | undefined {
+    return this.last?.check.healthy && Date.now() - this.last.at < FRESH_MS ? this.last.check : undefined;
+  }
+
   database(): Promise<DatabaseCheck> {
     // A load balancer probing every node many times a second costs one query a second: a healthy
     // answer younger than FRESH_MS is given again (an unhealthy one is checked anew each time).
-    if (this.last?.check.healthy && Date.now() - this.last.at < FRESH_MS)
-      return Promise.resolve(this.last.check);
+    const fresh = this.freshDatabase();
+    if (fresh) return Promise.resolve(fresh);
     this.pending ??= this.checkDatabase()
       .then((check) => {
         this.last = { at: Date.now(), check };
