@@ -39,7 +39,7 @@ import { registerRequestLog } from './platform/http/request-log.ts';
 import { registerBaselineHeaders } from './platform/http/security-headers.ts';
 import { UPLOAD_WATCHDOG_JOB, UploadGuard } from './platform/http/upload-guard.ts';
 import { Jobs, registerHousekeeping } from './platform/jobs/index.ts';
-import { createLogging, lazyRequestLogger } from './platform/logger/index.ts';
+import { createLogging } from './platform/logger/index.ts';
 import { instrumentBlobStore, Metrics, registerRequestMetrics } from './platform/metrics/index.ts';
 import { createOutboundClient } from './platform/outbound/index.ts';
 import type { Platform } from './platform/platform.ts';
@@ -129,7 +129,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       loggerInstance: logging.server as FastifyBaseLogger,
       // request.log gets one line per request from our own hook; fastify's pair of lines is off.
       logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
-      childLoggerFactory: (logger, bindings, options) => lazyRequestLogger(logger, bindings, options),
       bodyLimit: config.bodyLimitBytes,
       forceCloseConnections: 'idle',
       trustProxy:

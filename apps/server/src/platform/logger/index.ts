@@ -4,6 +4,5 @@ export {
   type LogArea,
   type Logging,
   type LoggingOptions,
-  lazyRequestLogger,
 } from './logger.ts';
 export { REDACTED, redactText, redactValue } from './redact.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogging, lazyRequestLogger } from './logger.ts';
+import { createLogging } from './logger.ts';
 import { REDACTED, redactText, redactValue } from './redact.ts';
 
 describe('logging', () => {
@@ -77,38 +77,6 @@ describe('logging', () => {
         .map((l) => JSON.parse(l).reqId as string),
     );
     expect(ids).toEqual(Array.from({ length: 5000 }, (_, i) => `r${i}`));
-  });
-
-  it('issue 24: a request logger is made only when the request logs, and then carries the request id', async () => {
-    const logging = createLogging({ dir, level: 'info', stdout: false, maxBytes: 1 << 20, maxFiles: 3 });
-    let made = 0;
-    const parent = new Proxy(logging.server, {
-      get(target, prop, receiver) {
-        if (prop !== 'child') return Reflect.get(target, prop, receiver);
-        return (b: object, o: object) => {
-          made++;
-          return target.child(b, o);
-        };
-      },
-    });
-    const quiet = lazyRequestLogger(parent, { reqId: 'quiet-1' }, {});
-    expect(typeof quiet.info).toBe('function');
-    expect(made).toBe(0);
-    const loud = lazyRequestLogger(parent, { reqId: 'loud-1' }, {});
-    loud.error({ status: 500 }, 'handler failed');
-    loud.info('second line');
-    expect(made).toBe(1);
-    expect(loud.level).toBe('info');
-    expect(loud.isLevelEnabled('debug')).toBe(false);
-    await logging.close();
-    const lines = readFileSync(path.join(dir, 'server.log'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.reqId, l.msg])).toEqual([
-      ['loud-1', 'handler failed'],
-      ['loud-1', 'second line'],
-    ]);
   });
 
   it('rotates by size: server.log stays current, older lines move to server.1.log…, at most maxFiles kept', async () => {
