@@ -19,7 +19,8 @@ export class RotatingFile {
    * after the line (request.log: a write per request cost a system call per request, issue 24). They
    * are gathered here, not by the stream's `minLength`: SonicBoom measures the byte length of its
    * whole unwritten buffer on every write, a scan of up to `bufferBytes` per request line. A batch
-   * is written synchronously: about 64 KB into the page cache every ~600 requests (a third of the cost per byte of 8 KB writes).
+   * is written synchronously: about 64 KB into the page cache every ~600 requests (a third of the
+   * cost per byte of 8 KB writes).
    */
   constructor(
     readonly file: string,
@@ -50,9 +51,7 @@ export class RotatingFile {
       this.pending += chunk;
       // Counted in characters: log lines are nearly all ASCII, and rotation needs no byte precision.
       this.size += chunk.length;
-      if (this.pending.length >= this.bufferBytes) {
-        ok = this.drain();
-      }
+      if (this.pending.length >= this.bufferBytes) ok = this.drain();
     } else {
       ok = this.stream.write(chunk);
       this.size += Buffer.byteLength(chunk);
