@@ -43,19 +43,20 @@ export interface BlobGcOptions {
 
 /**
  * Rows per transaction. Embedded, every statement runs on the event loop's thread (the GC yields between
- * its statements) and a transaction holds the whole database until it commits. A statement costs ~1 ms
- * whatever its size plus ~40 µs a row: at 50 rows ~3 ms; 25 rows made no shorter p99 but a slower GC
- * (the 100,000-blob benchmark, bench/scenarios/blob-gc.ts, measures the trade against the GC's time).
+ * its statements) and a transaction holds the whole database until it commits. Measured (30,000 blobs,
+ * 2 cores, one unlink at a time): the batch's SELECT and DELETE take ~0.8 ms each at 25 rows against
+ * ~1.3 ms at 50, and the GC is no slower, because the unlinks set its pace, not the statements.
  */
-const BATCH_SIZE = 50;
+const BATCH_SIZE = 25;
 
 /**
- * Deletes in flight at once within a batch. Filesystem: 2. The unlinks run on libuv's pool, and on a
- * small machine every pool thread unlinking at once takes the cores the event loop needs (measured, 100,000
- * blobs on 2 cores: the whole batch at once, ping p99 6.4 ms during the GC; 2 at once 4.3 ms in 35 s;
- * 1 at once 4.8 ms but 65 s). S3: 16 requests at once.
+ * Deletes in flight at once within a batch. Filesystem: 1. The unlinks run on libuv's pool, and each pool
+ * thread unlinking is one more runnable thread: on a small machine it preempts the event loop (or the
+ * client) for a scheduler slice. Measured with 30,000 blobs on 2 cores, ping p99 during the GC: 2 at once
+ * 3.6–4.4 ms (5 runs; baseline 1.6–2.2 ms), 1 at once 2.4–3.1 ms; the GC took 8 s and 11–12 s. Unlinking
+ * on the event loop itself was worse (0.1–0.3 ms each: p99 3.9–5.7 ms). S3: 16 requests at once.
  */
-const FS_DELETE_CONCURRENCY = 2;
+const FS_DELETE_CONCURRENCY = 1;
 const S3_DELETE_CONCURRENCY = 16;
 
 /** Rest between batches, as a share of the time the batch kept the database (0.5: at most 2/3 of the time). */
@@ -155,31 +156,30 @@ export async function collectBlobs(deps: BlobGcDeps, opts: BlobGcOptions): Promi
           // Embedded, a statement runs on the event loop's thread and the next one would start in the same
           // turn: requests waiting for I/O get a turn between the GC's statements.
           await yieldToRequests();
-          // The batch, locked: where the last batch ended in the (zero_since, sha256) order of
-          // blobs_gc_order_idx, so no batch steps over the index entries of the rows deleted before it.
-          const picked = await queryRows<{ sha256: string; zkey: string }>(
-            txDb,
-            sql`SELECT sha256, to_char(zero_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS zkey
-                FROM blobs
-                WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${opts.graceSecs})
-                ${after ? sql`AND (zero_since, sha256) > (${after.zkey}::timestamptz, ${after.sha256})` : sql``}
-                ORDER BY zero_since, sha256 LIMIT ${batch} FOR UPDATE SKIP LOCKED`,
-          );
-          if (picked.length === 0) return null;
-          after = picked[picked.length - 1]!;
-          await yieldToRequests();
+          // The batch, picked locked and deleted in one statement: from where the last batch ended in the
+          // (zero_since, sha256) order of blobs_gc_order_idx, so no batch steps over the index entries of
+          // the rows deleted before it. A row a writer took a hold on meanwhile fails the locked re-check.
           const rows = await queryRows<{
             sha256: string;
             size: string | number;
             zero_since: Date | string;
             created_at: Date | string;
+            zkey: string;
           }>(
             txDb,
-            sql`DELETE FROM blobs WHERE ref_count = 0 AND sha256 IN (${sql.join(
-              picked.map((p) => sql`${p.sha256}`),
-              sql`, `,
-            )}) RETURNING sha256, size, zero_since::text AS zero_since, created_at::text AS created_at`,
+            sql`DELETE FROM blobs WHERE ref_count = 0 AND sha256 IN (
+                  SELECT sha256 FROM blobs
+                  WHERE ref_count = 0 AND zero_since < now() - make_interval(secs => ${opts.graceSecs})
+                  ${after ? sql`AND (zero_since, sha256) > (${after.zkey}::timestamptz, ${after.sha256})` : sql``}
+                  ORDER BY zero_since, sha256 LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+                RETURNING sha256, size, zero_since::text AS zero_since, created_at::text AS created_at,
+                  to_char(zero_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS zkey`,
           );
+          if (rows.length === 0) return null;
+          // The batch's end: its greatest key (RETURNING keeps no order; the key's text sorts as its time).
+          for (const r of rows)
+            if (!after || r.zkey > after.zkey || (r.zkey === after.zkey && r.sha256 > after.sha256))
+              after = { zkey: r.zkey, sha256: r.sha256 };
           const gone: { sha256: string; size: number }[] = [];
           const kept: typeof rows = [];
           // The bytes go while the rows are locked: no writer can take a hold on them meanwhile.
