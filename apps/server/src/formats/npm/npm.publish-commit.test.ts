@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSystemHandle, findRepository } from '../../modules/repositories/repositories.api.ts';
+import { queryRows } from '../../platform/db/index.ts';
 import { basicAuth, createTestApp, TEST_ADMIN_PASSWORD, type TestApp } from '../../testing/index.ts';
 import { tarballPath, versionRecordPath } from './names.ts';
 import { makeTarball, publishDocument } from './test-support.ts';
@@ -15,13 +18,13 @@ describe('issue 24: npm publish in one commit', () => {
   let t: TestApp;
   const handle = async () =>
     createSystemHandle(t.app.repositories, (await findRepository(t.app.repositories.db, 'npm-c'))!);
-  const publish = async (name: string, version: string) => {
+  const publish = async (name: string, version: string, tarball?: Buffer) => {
     const manifest = { name, version, description: 'x' };
     return t.app.inject({
       method: 'PUT',
       url: `/repository/npm-c/${name.replace('/', '%2f')}`,
       headers: { authorization: ADMIN, 'content-type': 'application/json' },
-      payload: JSON.stringify(publishDocument(manifest, await makeTarball(manifest))),
+      payload: JSON.stringify(publishDocument(manifest, tarball ?? (await makeTarball(manifest)))),
     });
   };
 
@@ -60,5 +63,19 @@ describe('issue 24: npm publish in one commit', () => {
       headers: { authorization: ADMIN },
     });
     expect(doc.statusCode).toBe(404);
+  });
+
+  it('issue 24 / issue 21: after a publish its tarball counts one reference and no spool hold is left behind', async () => {
+    const tarball = await makeTarball({ name: 'held', version: '1.0.0', description: 'x' });
+    const sha = createHash('sha256').update(tarball).digest('hex');
+    const res = await publish('held', '1.0.0', tarball);
+    expect(res.statusCode, res.body).toBe(201);
+    const db = t.app.granary.database.db;
+    const [blob] = await queryRows<{ ref_count: number }>(
+      db,
+      sql`SELECT ref_count FROM blobs WHERE sha256 = ${sha}`,
+    );
+    expect(Number(blob?.ref_count)).toBe(1);
+    expect(await queryRows(db, sql`SELECT id FROM blob_holds`)).toEqual([]);
   });
 });

@@ -42,28 +42,38 @@ export async function setVersionScanFacts(
   leadPath: string,
   facts: { vulnerabilities: SeverityCounts; cves: string[]; licenses: string[] },
 ): Promise<boolean> {
-  const found = await versionOfLeadFile(db, repositoryId, leadPath);
-  if (!found) return false;
-  await db
+  // The version found and updated in one statement (issue 24: a statement fewer per scan).
+  const updated = await db
     .update(packageVersions)
     .set({
       vulnerabilities: facts.vulnerabilities,
       cves: facts.cves,
       ...(facts.licenses.length > 0 ? { licenses: facts.licenses } : {}),
     })
-    .where(and(eq(packageVersions.packageId, found.packageId), eq(packageVersions.leadPath, leadPath)));
+    .where(
+      and(
+        eq(packageVersions.leadPath, leadPath),
+        sql`${packageVersions.packageId} IN (SELECT ${packages.id} FROM ${packages} WHERE ${packages.repositoryId} = ${repositoryId})`,
+      ),
+    )
+    .returning({ packageId: packageVersions.packageId });
+  if (updated.length === 0) return false;
+  const ids = [...new Set(updated.map((u) => u.packageId))];
   await db.execute(sql`
     update ${packages} p set
       vulnerabilities = coalesce((
         select jsonb_object_agg(k, n) from (
           select e.key as k, sum((e.value)::int) as n
           from ${packageVersions} v, jsonb_each_text(v.vulnerabilities) e
-          where v.package_id = ${found.packageId}
+          where v.package_id = p.id
           group by e.key having sum((e.value)::int) > 0
         ) s), '{}'::jsonb),
       licenses = coalesce((select jsonb_agg(distinct l) from ${packageVersions} v3, jsonb_array_elements_text(v3.licenses) l
-                where v3.package_id = ${found.packageId}), '[]'::jsonb)
-    where p.id = ${found.packageId}`);
+                where v3.package_id = p.id), '[]'::jsonb)
+    where p.id IN (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`);
   return true;
 }
 

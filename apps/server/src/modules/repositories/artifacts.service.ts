@@ -1,6 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { FormatEvent, PackageMetadata } from '../../formats/sdk/format.ts';
-import { type BlobHold, ChecksumMismatchError, type ExpectedChecksums } from '../../platform/blobs/index.ts';
+import {
+  type BlobHold,
+  ChecksumMismatchError,
+  deleteBlobHolds,
+  type ExpectedChecksums,
+} from '../../platform/blobs/index.ts';
 import {
   ConflictError,
   DomainError,
@@ -336,6 +341,8 @@ export interface LinkInput {
   properties: Properties;
   /** package metadata the format parsed (null: none); undefined: the format extracts it */
   metadata?: PackageMetadata | null;
+  /** the writer's hold on the content (a spool's): released in the transaction that writes the row */
+  hold?: BlobHold;
 }
 
 /**
@@ -415,6 +422,7 @@ export async function linkArtifacts(
     );
   const stored = new Map<string, ArtifactRow>();
   let quotaWarnings: QuotaWarning[] = [];
+  let released: BlobHold[] = [];
   if (changed.length > 0)
     await changeArtifacts(ctx.db, async (tx) => {
       if (opts.noOverwrite) {
@@ -452,6 +460,10 @@ export async function linkArtifacts(
         ),
       );
       for (const row of written) stored.set(row.path, row);
+      // The writers' holds go in the same commit as their rows (issue 24: a statement and a commit fewer per file).
+      const holds = changed.flatMap((i) => (i.hold ? [i.hold] : []));
+      await deleteBlobHolds(tx, holds);
+      released = holds;
       await publish(
         tx,
         ...changed
@@ -466,6 +478,7 @@ export async function linkArtifacts(
         ...extra,
       );
     });
+  for (const hold of released) hold.releasedElsewhere();
   logQuotaWarnings(ctx, quotaWarnings);
   return {
     repo,

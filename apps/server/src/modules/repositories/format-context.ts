@@ -49,7 +49,7 @@ import { findRepository, type RepoConfig, upstreamProxy } from './repositories.s
 import { sendArtifact } from './serve.ts';
 
 /** What `spool` stored, by the handle it gave the format: a format cannot forge checksums it did not get from the core. */
-const spooledBlobs = new WeakMap<SpooledBytes, BlobInfo>();
+const spooledBlobs = new WeakMap<SpooledBytes, BlobInfo & { hold?: BlobHold }>();
 
 /** Who the server's own work acts as (system handles: formats' jobs, `afterChange`): every permission, recorded as `_system`. */
 export const SYSTEM_PRINCIPAL: Principal = {
@@ -298,13 +298,15 @@ class CoreRepositoryHandle implements RepositoryHandle {
       this.actor,
       this.repo.key,
       files.map((f) => {
-        const row = f.sameAs ? rows.get(f.sameAs) : f.spooled ? spooledBlobs.get(f.spooled) : undefined;
+        const spooled = f.spooled ? spooledBlobs.get(f.spooled) : undefined;
+        const row = f.sameAs ? rows.get(f.sameAs) : spooled;
         if (!row) throw new Error('link(): not a file or spooled bytes this context handed out');
         return {
           path: this.parse(f.path),
           stored: { sha256: row.sha256, sha1: row.sha1, md5: row.md5, size: row.size },
           properties: f.properties ?? {},
           metadata: f.metadata,
+          hold: f.sameAs ? undefined : spooled?.hold,
         };
       }),
       { via: this.via, events: opts.events, derived: opts.derived, noOverwrite: opts.noOverwrite },

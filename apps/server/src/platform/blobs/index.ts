@@ -25,6 +25,7 @@ export {
 export { PUMP_CHUNK_BYTES, type PumpResult, pumpFile } from './file-pump.ts';
 export {
   countedBlobStore,
+  deleteBlobHolds,
   HOLD_TTL_SECS,
   HOLDERS,
   JSON_HOLDERS,

@@ -87,7 +87,24 @@ export async function takeBlobHold(
       released = true;
       await db.execute(sql`DELETE FROM blob_holds WHERE id = ${id}`);
     },
+    releasedElsewhere: () => {
+      released = true;
+    },
   };
+}
+
+/**
+ * Deletes the holds' rows in the caller's transaction (the one that writes the rows holding the same
+ * content); once it commits, the caller tells each hold `releasedElsewhere()`.
+ */
+export async function deleteBlobHolds(tx: Pick<Db, 'execute'>, holds: readonly BlobHold[]): Promise<void> {
+  if (holds.length === 0) return;
+  await tx.execute(
+    sql`DELETE FROM blob_holds WHERE id IN (${sql.join(
+      holds.map((h) => sql`${h.id}`),
+      sql`, `,
+    )})`,
+  );
 }
 
 /** Releases a hold by its id (an owner that kept only the id, e.g. across a restart). */

@@ -33,6 +33,8 @@ export interface PutOptions {
 export interface BlobHold {
   readonly id: string;
   release(): Promise<void>;
+  /** The hold's row was deleted in the caller's own transaction, now committed: release() has nothing left to do. */
+  releasedElsewhere(): void;
 }
 
 /** Inclusive byte range, like HTTP `Range: bytes=start-end`. */

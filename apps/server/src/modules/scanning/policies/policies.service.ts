@@ -118,6 +118,9 @@ export function blockedMessage(
 
 interface BlockingConfig {
   at: number;
+  /** the active watches, and every policy by its lower-case name (what a scan is evaluated against) */
+  watches: XrayWatch[];
+  policies: Map<string, XrayPolicy>;
   /** some active watch applies a rule that blocks downloads */
   any: boolean;
   /** watches whose policies block unscanned downloads: their repository keys (lower case), or '*' */
@@ -421,9 +424,17 @@ export class PoliciesService {
 
   /** The ScanListener: the artifact's violations replaced by what its watches find now. */
   async onScan(scan: ScanRecord): Promise<void> {
-    const watches = (await this.listWatches()).filter((w) => w.general_data.active);
-    const policies = new Map((await this.listPolicies()).map((p) => [p.name.toLowerCase(), p]));
+    // The watches and policies as blocking reads them: this node's changes at once, other nodes' within a second.
+    const { watches, policies } = await this.blockingConfig();
     const found = evaluateScan(scan, watches, policies);
+    if (found.length === 0) {
+      // Nothing to add (the common case, and every scan when no watch covers the file): what the file had
+      // goes in one statement, without the lock that keeps two writers from adding the same violations.
+      await this.ctx.db
+        .delete(scanViolations)
+        .where(and(eq(scanViolations.repositoryId, scan.repositoryId), eq(scanViolations.path, scan.path)));
+      return;
+    }
     const now = new Date(this.ctx.now());
     await this.ctx.db.transaction(async (tx) => {
       // One writer per file at a time across nodes (a download's scan-before-serving and the queued
@@ -638,7 +649,7 @@ export class PoliciesService {
     if (this.config && now - this.config.at < 1000 && now >= this.config.at) return this.config;
     const watches = (await this.listWatches()).filter((w) => w.general_data.active);
     const policies = new Map((await this.listPolicies()).map((p) => [p.name.toLowerCase(), p]));
-    const config: BlockingConfig = { at: now, any: false, unscanned: [] };
+    const config: BlockingConfig = { at: now, watches, policies, any: false, unscanned: [] };
     for (const w of watches)
       for (const assigned of w.assigned_policies) {
         const p = policies.get(assigned.name.toLowerCase());
