@@ -74,7 +74,7 @@ export class RotatingFile {
       this.drain();
       this.stream.flushSync();
     } catch {
-      // nothing buffered, or a write in flight that lands on its own
+      // nothing buffered
     }
   }
 
@@ -90,10 +90,12 @@ export class RotatingFile {
   private open(): SonicBoom {
     // Opened synchronously so the file exists from the first line on.
     mkdirSync(path.dirname(this.file), { recursive: true });
-    // A buffered file writes each batch synchronously: one system call per batch, in order, with no
-    // write in flight when it rotates or is read (an asynchronous batch still in flight at rotation
-    // lost the lines queued behind it). An unbuffered file writes asynchronously, line by line.
-    return new SonicBoom({ fd: openSync(this.file, 'a'), sync: this.bufferBytes > 0 });
+    // Every file writes synchronously (pino.destination's default): in order, with no write in flight
+    // when it rotates or is read. An asynchronous batch still in flight at rotation lost the lines
+    // queued behind it, and flushSync() cannot wait for a write in flight, so a reader right after it
+    // (log viewer, support bundle, a test naming the line) could miss the newest line (seen in CI).
+    // A buffered file (request.log) makes one write per batch; server.log and security.log are quiet.
+    return new SonicBoom({ fd: openSync(this.file, 'a'), sync: true });
   }
 
   private rotate(): void {
