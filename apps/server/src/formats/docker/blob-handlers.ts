@@ -9,7 +9,7 @@ export async function blobs({ registry, request, reply, params }: V2Call) {
   const hex = requireSha256(digest);
   if (request.method === 'GET' || request.method === 'HEAD') {
     await ctx.authorize('read', image);
-    const file = await findBlob(ctx, image, hex);
+    const file = await findBlob(ctx, image, hex, true);
     if (!file) throw new OciError(404, 'BLOB_UNKNOWN', `${digest} is not in ${name}`, { digest });
     reply.header('docker-content-digest', `sha256:${hex}`);
     return ctx.send(reply, file);

@@ -186,6 +186,25 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       expect(errorCode(missing)).toBe('MANIFEST_UNKNOWN');
     });
 
+    it('issue 24: a pull right after the tag was pushed again gets the new manifest (the pull path reads rows and manifests from memory)', async () => {
+      const first = testImage({ layerSizes: [40] });
+      const second = testImage({ layerSizes: [41] });
+      await pushImage('docker-local/moving', 'latest', first);
+      const pull = () =>
+        inject('GET', '/v2/docker-local/moving/manifests/latest', { headers: { accept: first.mediaType } });
+      // Pulled twice: the second is served from the in-memory row and manifest.
+      for (let i = 0; i < 2; i++) expect((await pull()).headers['docker-content-digest']).toBe(first.digest);
+      await pushImage('docker-local/moving', 'latest', second);
+      const moved = await pull();
+      expect(moved.headers['docker-content-digest']).toBe(second.digest);
+      expect(moved.rawPayload.equals(second.manifest)).toBe(true);
+      // The old manifest by digest is still there (an image's manifests stay until deleted or collected).
+      const old = await inject('GET', `/v2/docker-local/moving/manifests/${first.digest}`);
+      expect(old.rawPayload.equals(first.manifest)).toBe(true);
+      expect((await inject('DELETE', '/v2/docker-local/moving/manifests/latest')).statusCode).toBe(202);
+      expect((await pull()).statusCode).toBe(404);
+    });
+
     it('spec "Pulling blobs": GET, HEAD and byte ranges; an unknown blob is BLOB_UNKNOWN', async () => {
       const layer = image.layers[1]!;
       const res = await inject('GET', `/v2/docker-local/pull/me/blobs/${layer.digest}`);

@@ -10,7 +10,7 @@ export async function manifests({ registry, request, reply, params }: V2Call) {
   if (request.method === 'GET' || request.method === 'HEAD') {
     await ctx.authorize('read', image);
     // No manifest can be there by a reference that is no tag or digest (the conformance suite asks 404).
-    const hit = isValidReference(ref) ? await findManifest(ctx, image, ref) : null;
+    const hit = isValidReference(ref) ? await findManifest(ctx, image, ref, true) : null;
     if (!hit)
       throw new OciError(404, 'MANIFEST_UNKNOWN', `${name}:${ref} is not here`, { name, reference: ref });
     await ctx.checkDownload(hit.file);

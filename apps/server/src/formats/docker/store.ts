@@ -43,11 +43,46 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 /** Largest blob fetched from an upstream registry (the SDK's upstream client reads a body whole). */
 
+/**
+ * Manifests read lately, by SHA-256, least recently used dropped past MANIFEST_CACHE_BYTES (issue 24:
+ * a pull's manifest GET read its blob through a stream and parsed it each time, ~1 ms). Content
+ * addressed, so never stale, on any node; shared by every server in the process for the same reason.
+ */
+const MANIFEST_CACHE_BYTES = 8 * 1024 * 1024;
+const manifestCache = new Map<string, { bytes: Buffer; mediaType: string }>();
+let manifestCacheBytes = 0;
+
+function cachedManifest(hex: string): { bytes: Buffer; mediaType: string } | undefined {
+  const hit = manifestCache.get(hex);
+  if (hit) {
+    manifestCache.delete(hex);
+    manifestCache.set(hex, hit);
+  }
+  return hit;
+}
+
+function cacheManifest(hex: string, entry: { bytes: Buffer; mediaType: string }): void {
+  if (manifestCache.has(hex) || entry.bytes.length > MANIFEST_CACHE_BYTES) return;
+  manifestCache.set(hex, entry);
+  manifestCacheBytes += entry.bytes.length;
+  for (const [key, old] of manifestCache) {
+    if (manifestCacheBytes <= MANIFEST_CACHE_BYTES) break;
+    manifestCache.delete(key);
+    manifestCacheBytes -= old.bytes.length;
+  }
+}
+
 async function readManifestFile(file: FormatFile): Promise<ManifestHit | null> {
   if (file.size > MAX_MANIFEST_BYTES) return null;
+  const digest = `sha256:${file.sha256}`;
+  const hit = cachedManifest(file.sha256);
+  if (hit) return { ...hit, digest, file };
   const bytes = await buffer(await file.open());
   if (!looksLikeManifest(bytes)) return null;
-  return { bytes, digest: `sha256:${file.sha256}`, mediaType: mediaTypeOf(bytes), file };
+  // Only bytes that match the row's digest are kept under it (a damaged file is read, and refused, again).
+  const entry = { bytes, mediaType: mediaTypeOf(bytes) };
+  if (sha256(bytes) === file.sha256) cacheManifest(file.sha256, entry);
+  return { ...entry, digest, file };
 }
 
 /** A stored blob is a manifest (schemaVersion 2 with layers or manifests), not a layer or a config. */
@@ -65,15 +100,17 @@ async function storedManifest(
   ctx: RepositoryHandle,
   image: string,
   ref: string,
+  /** A pull's lookup, through the read cache (issue 24); a delete decides on fresh rows. */
+  read = false,
 ): Promise<ManifestHit | null> {
   if (isDigest(ref)) {
-    const file = await ctx.stat(blobPath(image, requireSha256(ref)));
+    const file = await ctx.stat(blobPath(image, requireSha256(ref)), { read });
     return file && readManifestFile(file);
   }
   if (!TAG_RE.test(ref)) throw new OciError(400, 'MANIFEST_INVALID', `'${ref}' is not a valid tag`);
   const file =
-    (await ctx.stat(`${image}/${ref}/${TAG_MANIFEST}`)) ??
-    (await ctx.stat(`${image}/${ref}/${TAG_LIST_MANIFEST}`));
+    (await ctx.stat(`${image}/${ref}/${TAG_MANIFEST}`, { read })) ??
+    (await ctx.stat(`${image}/${ref}/${TAG_LIST_MANIFEST}`, { read }));
   return file && readManifestFile(file);
 }
 
@@ -85,8 +122,9 @@ async function remoteManifest(
   ctx: RepositoryHandle,
   image: string,
   ref: string,
+  read: boolean,
 ): Promise<ManifestHit | null> {
-  const cached = await storedManifest(ctx, image, ref);
+  const cached = await storedManifest(ctx, image, ref, read);
   const byDigest = isDigest(ref);
   const periodMs = (ctx.repository.remote?.retrievalCachePeriodSecs ?? 0) * 1000;
   if (cached && (byDigest || Date.now() - cached.file.modifiedAt.getTime() < periodMs)) return cached;
@@ -160,15 +198,17 @@ async function firstOf<T>(
   return null;
 }
 
-/** A manifest by tag or digest, through the repository's class. */
+/** A manifest by tag or digest, through the repository's class (`read`: a pull's, as `storedManifest`). */
 export async function findManifest(
   ctx: RepositoryHandle,
   image: string,
   ref: string,
+  read = false,
 ): Promise<ManifestHit | null> {
-  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, image, (m) => findManifest(m, image, ref));
-  if (ctx.repository.rclass === 'remote') return remoteManifest(ctx, image, ref);
-  return storedManifest(ctx, image, ref);
+  if (ctx.repository.rclass === 'virtual')
+    return firstOf(ctx, image, (m) => findManifest(m, image, ref, read));
+  if (ctx.repository.rclass === 'remote') return remoteManifest(ctx, image, ref, read);
+  return storedManifest(ctx, image, ref, read);
 }
 
 /** A blob of an image, through the repository's class (a remote fetches a miss once, however many pull it). */
@@ -176,10 +216,12 @@ export async function findBlob(
   ctx: RepositoryHandle,
   image: string,
   hex: string,
+  /** A pull's lookup, through the read cache (issue 24); a cross-repository mount decides on a fresh row. */
+  read = false,
 ): Promise<FormatFile | null> {
-  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, image, (m) => findBlob(m, image, hex));
+  if (ctx.repository.rclass === 'virtual') return firstOf(ctx, image, (m) => findBlob(m, image, hex, read));
   const path = blobPath(image, hex);
-  const hit = await ctx.stat(path);
+  const hit = await ctx.stat(path, { read });
   if (hit || ctx.repository.rclass !== 'remote') return hit;
   return ctx.withLock(`oci-blob:${hex}`, async () => {
     const again = await ctx.stat(path);

@@ -277,8 +277,12 @@ export interface RepositoryHandle {
   /** Throws 401 (anonymous), 403 or 404 (repository hidden) unless the acting principal may. */
   authorize(action: FormatAction, path: string): Promise<void>;
   can(action: FormatAction, path: string): Promise<boolean>;
-  /** A file stored in this repository (local, or a remote's cache), no upstream, no permission check. */
-  stat(path: string): Promise<FormatFile | null>;
+  /**
+   * A file stored in this repository (local, or a remote's cache), no upstream, no permission check.
+   * `read`: a download's lookup (GET or HEAD), through the core's read cache — this node's changes show
+   * at once, another node's within 1 s, as for every other download. Never for a lookup a write decides on.
+   */
+  stat(path: string, opts?: { read?: boolean }): Promise<FormatFile | null>;
   /**
    * Reads a file through the core's resolution (read permission checked; null when absent): local
    * file; remote cache, fetched from the upstream on a miss and cached (paths `isMetadataPath` names

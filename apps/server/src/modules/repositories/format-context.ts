@@ -32,6 +32,7 @@ import {
   type ArtifactRow,
   artifactsGeneration,
   findArtifact,
+  findArtifactForRead,
   listArtifactsBelow,
   listChildren,
 } from './artifacts.queries.ts';
@@ -197,10 +198,10 @@ class CoreRepositoryHandle implements RepositoryHandle {
     return can(this.ctx, this.actor, action, this.repo, this.parse(path).path);
   }
 
-  async stat(path: string): Promise<FormatFile | null> {
+  async stat(path: string, opts?: { read?: boolean }): Promise<FormatFile | null> {
     const p = this.parse(path);
     if (p.isRoot || this.repo.rclass === 'virtual') return null;
-    const row = await findArtifact(this.ctx.db, this.repo.id, p.path);
+    const row = await (opts?.read ? findArtifactForRead : findArtifact)(this.ctx.db, this.repo.id, p.path);
     return row ? toFormatFile(this.ctx, row) : null;
   }
 
