@@ -6,6 +6,7 @@ export { archiveIndexingEnabled } from './archive-entries.ts';
 export { type ArchiveEntryHit, type ArchiveEntryMatch, searchArchiveEntries } from './packages.queries.ts';
 export {
   type LeadVersion,
+  leadFilesAmong,
   leadPathOfVersion,
   leadPathsOfRepository,
   setVersionScanFacts,

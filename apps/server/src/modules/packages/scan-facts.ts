@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/events/index.ts';
 import { packages, packageVersions, type SeverityCounts } from './packages.schema.ts';
 
@@ -28,6 +28,32 @@ export async function versionOfLeadFile(
     .where(and(eq(packages.repositoryId, repositoryId), eq(packageVersions.leadPath, path)))
     .limit(1);
   return row ?? null;
+}
+
+/**
+ * Which of `paths` lead a version in the repository: one query for a batch of files (issue 24: an image
+ * push's manifest and layers asked `versionOfLeadFile` once each).
+ */
+export async function leadFilesAmong(
+  db: Executor,
+  repositoryId: string,
+  paths: string[],
+): Promise<Set<string>> {
+  const leads = new Set<string>();
+  for (let i = 0; i < paths.length; i += 1000) {
+    const rows = await db
+      .select({ path: packageVersions.leadPath })
+      .from(packageVersions)
+      .innerJoin(packages, eq(packages.id, packageVersions.packageId))
+      .where(
+        and(
+          eq(packages.repositoryId, repositoryId),
+          inArray(packageVersions.leadPath, paths.slice(i, i + 1000)),
+        ),
+      );
+    for (const row of rows) leads.add(row.path);
+  }
+  return leads;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Database, Db } from '../../../platform/db/index.ts';
 import type { Executor, StoredEvent } from '../../../platform/events/index.ts';
 import { enqueueJob, enqueueJobs, type Jobs } from '../../../platform/jobs/index.ts';
 import {
+  leadFilesAmong,
   leadPathOfVersion,
   leadPathsOfRepository,
   setVersionScanFacts,
@@ -214,17 +215,50 @@ export class ScanService {
     this.notIndexed = null;
   }
 
-  /** A file the pipeline scans: a package version's lead file, or a generic archive. */
-  async scannable(repo: Pick<RepoConfig, 'id' | 'packageType'>, path: string): Promise<boolean> {
+  /**
+   * A file the pipeline scans: a package version's lead file, or a generic archive. `leads`: the lead
+   * files among a batch's paths, already read (`leadFilesOf`).
+   */
+  async scannable(
+    repo: Pick<RepoConfig, 'id' | 'packageType'>,
+    path: string,
+    leads?: Set<string>,
+  ): Promise<boolean> {
     if (repo.packageType === 'generic') return GENERIC_ARCHIVE.test(path);
     // A Maven version's lead file is its POM (declared dependencies); its binaries are scanned too,
     // for what only they hold (their own and shaded artifacts' pom.properties).
     if (repo.packageType === 'maven' && MAVEN_BINARY.test(path)) return true;
+    if (leads) return leads.has(path);
     return (await versionOfLeadFile(this.deps.db, repo.id, path)) !== null;
+  }
+
+  /**
+   * The lead files among the paths a batch of events stored, by repository id: one query per
+   * repository with more than one such path (issue 24: an image push's manifest and layers, a Maven
+   * deploy's POM, jar and checksums, each asked on its own before). Null when none needs the batch.
+   */
+  private async leadFilesOf(events: StoredEvent[]): Promise<Map<string, Set<string>> | null> {
+    const byRepo = new Map<string, { id: string; paths: Set<string> }>();
+    for (const event of events) {
+      if (event.type === 'artifact.deleted') continue;
+      const p = event.payload as Record<string, unknown>;
+      if (typeof p.repo_key !== 'string' || typeof p.path !== 'string') continue;
+      const repo = await findRepository(this.deps.db, p.repo_key);
+      if (!repo || repo.rclass === 'virtual' || repo.packageType === 'generic') continue;
+      const entry = byRepo.get(repo.id) ?? { id: repo.id, paths: new Set<string>() };
+      entry.paths.add(p.path);
+      byRepo.set(repo.id, entry);
+    }
+    const leads = new Map<string, Set<string>>();
+    for (const { id, paths } of byRepo.values())
+      if (paths.size > 1 && (await this.isIndexed(id)))
+        leads.set(id, await leadFilesAmong(this.deps.db, id, [...paths]));
+    return leads.size > 0 ? leads : null;
   }
 
   /** The outbox subscriber: deploys and caches of indexed repositories queue scans; deletes drop them. */
   async onEvents(events: StoredEvent[]): Promise<void> {
+    const leads = await this.leadFilesOf(events);
     for (const event of events) {
       const p = event.payload as Record<string, unknown>;
       const key = typeof p.repo_key === 'string' ? p.repo_key : null;
@@ -242,7 +276,8 @@ export class ScanService {
       }
       const repo = await findRepository(this.deps.db, key);
       if (!repo || repo.rclass === 'virtual') continue;
-      if (!(await this.isIndexed(repo.id)) || !(await this.scannable(repo, path))) continue;
+      if (!(await this.isIndexed(repo.id)) || !(await this.scannable(repo, path, leads?.get(repo.id))))
+        continue;
       // The event names the content it stored (issue 24: no read of the row). Replaced or deleted
       // since, the job reads the file as it is then, and a deletion's own event comes after this one.
       const sha256 =
