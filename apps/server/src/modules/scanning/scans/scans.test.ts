@@ -353,9 +353,10 @@ describe(`issue 16: the scan pipeline (${testEngine})`, () => {
     expect((await api('GET', `${UI}/indexedRepos`, undefined, READER)).statusCode).toBe(403);
   });
 
-  it('issue 16 / issue 24: an image push queues a scan of its manifest, the lead file, and not of its layers (the push\'s files asked together)', async () => {
+  it("issue 16 / issue 24: an image push queues a scan of its manifest, the lead file, and not of its layers (the push's files asked together)", async () => {
     expect(
-      (await api('PUT', '/api/repositories/docker-scan', { rclass: 'local', packageType: 'docker' })).statusCode,
+      (await api('PUT', '/api/repositories/docker-scan', { rclass: 'local', packageType: 'docker' }))
+        .statusCode,
     ).toBe(201);
     const image = testImage({ layerSizes: [300, 400] });
     for (const b of [image.config, ...image.layers]) {
@@ -382,7 +383,9 @@ describe(`issue 16: the scan pipeline (${testEngine})`, () => {
     const done = new Set(['scanned', 'scan failed']);
     while (!done.has((await status('web/1.0/manifest.json')).json().status)) {
       if (Date.now() > until)
-        throw new Error(`the image manifest was not scanned in 10 s: ${(await status('web/1.0/manifest.json')).body}`);
+        throw new Error(
+          `the image manifest was not scanned in 10 s: ${(await status('web/1.0/manifest.json')).body}`,
+        );
       await new Promise((r) => setTimeout(r, 200));
     }
     const layer = `web/1.0/sha256__${image.layers[0]!.digest.slice('sha256:'.length)}`;
