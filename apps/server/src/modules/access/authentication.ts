@@ -61,15 +61,24 @@ declare module 'fastify' {
 export function registerAuthentication(app: FastifyInstance, ctx: AccessContext): void {
   const cache = ctx.credentials;
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.routeOptions.config.oauthClient) return;
+  // A callback hook: the usual requests (no credentials at all, or credentials verified lately) pass
+  // without a promise; an async hook cost one on every request (issue 24, B0).
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.oauthClient) return done();
+    const header = request.headers.authorization;
+    if (header) {
+      const cached = cache.get(header);
+      if (cached) {
+        request.principal = cached;
+        return done();
+      }
+    } else if (!request.headers.cookie) return done();
+    authenticate(request).then(() => done(), done);
+  });
+
+  async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     if (!header) return authenticateSession(ctx, request);
-    const cached = cache.get(header);
-    if (cached) {
-      request.principal = cached;
-      return;
-    }
     const meta = { ip: request.ip, requestId: request.id };
     // Issue 23: cargo sends its registry token as the whole header, no scheme.
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header) ?? rawToken(header);
@@ -133,7 +142,7 @@ export function registerAuthentication(app: FastifyInstance, ctx: AccessContext)
     });
     cache.set(header, principal);
     request.principal = principal;
-  });
+  }
 }
 
 async function authenticateSession(ctx: AccessContext, request: FastifyRequest): Promise<void> {
