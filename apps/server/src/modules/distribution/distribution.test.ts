@@ -573,6 +573,20 @@ describe(`release bundles v2: keys, bundles, promotion, receive checks (issue 19
 
   it('issue 19 scanning: a policy rule with block_release_bundle_distribution and a violation on a file refuses promotion and distribution, naming the violation', async () => {
     expect((await deploy('libs-src', 'lib/gpl-lib.tgz', 'gpl library')).statusCode).toBe(201);
+    // The pipeline scans the deployed file in the background (a generic archive). Its own result (not
+    // an archive: no licence found) clears the file's violations, so it must be in before the scan
+    // injected below, or it can wipe that scan's violation between the two checks (a CI flake).
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const scan = await inject('POST', '/ui/api/v1/xray/ui/scanStatus', {
+        type: 'artifact',
+        data: { repoKey: 'libs-src', path: 'lib/gpl-lib.tgz' },
+      });
+      const status = (scan.json() as { status?: string }).status;
+      if (status === 'scanned' || status === 'scan failed') break;
+      if (Date.now() > until) throw new Error(`the deployed file's own scan did not end: ${scan.body}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect((await create(fromArtifacts('risky', '1.0', ['libs-src/lib/gpl-lib.tgz']))).statusCode).toBe(201);
     expect(
       (
