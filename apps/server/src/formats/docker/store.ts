@@ -41,8 +41,6 @@ export interface ManifestHit {
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** Largest blob fetched from an upstream registry (the SDK's upstream client reads a body whole). */
-
 /**
  * Manifests read lately, by SHA-256, least recently used dropped past MANIFEST_CACHE_BYTES (issue 24:
  * a pull's manifest GET read its blob through a stream and parsed it each time, ~1 ms). Content

@@ -235,25 +235,26 @@ export class ScanService {
   /**
    * The lead files among the paths a batch of events stored, by repository id: one query per
    * repository with more than one such path (issue 24: an image push's manifest and layers, a Maven
-   * deploy's POM, jar and checksums, each asked on its own before). Null when none needs the batch.
+   * deploy's POM, jar and checksums, each asked on its own before). A repository with one path is
+   * absent: `scannable` asks for it alone.
    */
-  private async leadFilesOf(events: StoredEvent[]): Promise<Map<string, Set<string>> | null> {
-    const byRepo = new Map<string, { id: string; paths: Set<string> }>();
+  private async leadFilesOf(events: StoredEvent[]): Promise<Map<string, Set<string>>> {
+    const byRepo = new Map<string, Set<string>>();
     for (const event of events) {
       if (event.type === 'artifact.deleted') continue;
       const p = event.payload as Record<string, unknown>;
       if (typeof p.repo_key !== 'string' || typeof p.path !== 'string') continue;
       const repo = await findRepository(this.deps.db, p.repo_key);
       if (!repo || repo.rclass === 'virtual' || repo.packageType === 'generic') continue;
-      const entry = byRepo.get(repo.id) ?? { id: repo.id, paths: new Set<string>() };
-      entry.paths.add(p.path);
-      byRepo.set(repo.id, entry);
+      const paths = byRepo.get(repo.id) ?? new Set<string>();
+      paths.add(p.path);
+      byRepo.set(repo.id, paths);
     }
     const leads = new Map<string, Set<string>>();
-    for (const { id, paths } of byRepo.values())
+    for (const [id, paths] of byRepo)
       if (paths.size > 1 && (await this.isIndexed(id)))
         leads.set(id, await leadFilesAmong(this.deps.db, id, [...paths]));
-    return leads.size > 0 ? leads : null;
+    return leads;
   }
 
   /** The outbox subscriber: deploys and caches of indexed repositories queue scans; deletes drop them. */
@@ -276,7 +277,7 @@ export class ScanService {
       }
       const repo = await findRepository(this.deps.db, key);
       if (!repo || repo.rclass === 'virtual') continue;
-      if (!(await this.isIndexed(repo.id)) || !(await this.scannable(repo, path, leads?.get(repo.id))))
+      if (!(await this.isIndexed(repo.id)) || !(await this.scannable(repo, path, leads.get(repo.id))))
         continue;
       // The event names the content it stored (issue 24: no read of the row). Replaced or deleted
       // since, the job reads the file as it is then, and a deletion's own event comes after this one.
