@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -36,6 +36,7 @@ import { registerAccessControl } from './platform/http/access-control.ts';
 import { registerConsole } from './platform/http/console-static.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { registerRequestLog } from './platform/http/request-log.ts';
+import { ResponseCache, registerResponseCache, requestIdOf } from './platform/http/response-cache.ts';
 import { registerBaselineHeaders } from './platform/http/security-headers.ts';
 import { UPLOAD_WATCHDOG_JOB, UploadGuard } from './platform/http/upload-guard.ts';
 import { Jobs, registerHousekeeping } from './platform/jobs/index.ts';
@@ -73,7 +74,6 @@ export interface AppDeps {
 }
 
 export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '../../console/dist');
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Builds the whole server — platform, then modules, then formats — without listening.
@@ -125,7 +125,35 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
     // Secrets at rest (issue 18): a wrong master key stops here; values in the clear are sealed.
     await prepareSecretsAtRest(database.db, secrets, { home: config.home, log: logging.server });
 
+    // Repeated small repository reads are answered before the framework routes them (issue 24);
+    // the server is Fastify's own HTTP/1 server with that in front of its handler.
+    const responseCache = new ResponseCache({
+      changes: database.changes,
+      logging,
+      metrics,
+      trustProxy: Boolean(config.trustProxy),
+      now: deps.now,
+    });
     const app = Fastify({
+      serverFactory: (handler, fastifyOptions) => {
+        const options = fastifyOptions as {
+          http?: http.ServerOptions;
+          keepAliveTimeout: number;
+          requestTimeout: number;
+          connectionTimeout: number;
+          maxRequestsPerSocket?: number;
+        };
+        const server = http.createServer(options.http ?? {}, (req, res) => {
+          if (!responseCache.serve(req, res)) handler(req, res);
+        });
+        // What Fastify sets on the server it creates itself (lib/server.js).
+        server.keepAliveTimeout = options.keepAliveTimeout;
+        server.requestTimeout = options.requestTimeout;
+        server.setTimeout(options.connectionTimeout);
+        if ((options.maxRequestsPerSocket ?? 0) > 0)
+          server.maxRequestsPerSocket = options.maxRequestsPerSocket!;
+        return server;
+      },
       loggerInstance: logging.server as FastifyBaseLogger,
       // request.log gets one line per request from our own hook; fastify's pair of lines is off.
       logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
@@ -136,10 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
           ? (_address: string, hop: number) => hop < (config.trustProxy as number)
           : config.trustProxy,
       return503OnClosing: true,
-      genReqId: (req) => {
-        const given = req.headers['x-request-id'];
-        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-      },
+      genReqId: requestIdOf,
       routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
     }).withTypeProvider<ZodTypeProvider>();
     const blobCache = new BlobCache(blobs, config.blobCacheBytes);
@@ -193,7 +218,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       jobs,
       uploads,
       metrics,
+      responseCache,
       now,
+    });
+    app.addHook('preClose', (done) => {
+      responseCache.close();
+      done();
     });
     app.addHook('onClose', async () => {
       await jobs.stop();
@@ -231,6 +261,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
       channel: database.channel,
       now,
     });
+    responseCache.useCredentials(access.context.credentials);
+    registerResponseCache(app);
     registerAccessControl(app);
     registerRequestLog(app, logging);
     registerRequestMetrics(app, metrics);

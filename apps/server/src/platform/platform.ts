@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import type { BlobCache, BlobStore } from './blobs/index.ts';
 import type { Database } from './db/index.ts';
+import type { ResponseCache } from './http/response-cache.ts';
 import type { UploadGuard } from './http/upload-guard.ts';
 import type { Jobs } from './jobs/index.ts';
 import type { Logging } from './logger/index.ts';
@@ -28,6 +29,8 @@ export interface Platform {
   uploads: UploadGuard;
   /** This node's Prometheus metrics (`/api/v1/metrics`): modules count what they do into it. */
   metrics: Metrics;
+  /** Repeated small repository reads answered before routing (issue 24); void on any change. */
+  responseCache: ResponseCache;
   /** The clock (epoch ms) expiries and time-limited caches read: `AppDeps.now`, else `Date.now`. */
   now: () => number;
 }

@@ -32,13 +32,22 @@ export class CredentialCache {
     this.now = opts.now ?? Date.now;
   }
 
+  /** The salted digest a credential is kept under (the response cache keys answers by it, never by the credential). */
+  digestOf(credential: string): string {
+    return this.digest(credential);
+  }
+
   private digest(credential: string): string {
     // One-shot SHA-256 of salt and credential: an HMAC object per request cost 6 % of a token GET (issue 24).
     return hash('sha256', `${this.salt}\u0000${credential}`, 'base64url');
   }
 
   get(credential: string): Principal | undefined {
-    const k = this.digest(credential);
+    return this.byDigest(this.digest(credential));
+  }
+
+  /** `get` of a credential already digested (`digestOf`). */
+  byDigest(k: string): Principal | undefined {
     const hit = this.entries.get(k);
     if (!hit) return undefined;
     if (hit.expires <= this.now()) {

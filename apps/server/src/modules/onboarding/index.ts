@@ -5,7 +5,7 @@ import type { RepositoriesContext } from '../repositories/repositories.api.ts';
 import { gettingStartedRoutes } from './getting-started.ts';
 import { onboardingRoutes } from './onboarding.routes.ts';
 import { parseUpstreams } from './quick-repos.ts';
-import { QuickStartWatch, registerQuickStartObserver } from './quick-start.ts';
+import { QuickStartWatch, readMayMatter, registerQuickStartObserver } from './quick-start.ts';
 import { placeTrialContent, upstreamReachable } from './trial-content.ts';
 
 /**
@@ -25,6 +25,8 @@ export async function registerOnboarding(
   await watch.listen();
   app.addHook('onClose', () => watch.close().catch(() => {}));
   registerQuickStartObserver(app, db, log, watch);
+  // The observer must see the requests of a user whose quick start may be open.
+  platform.responseCache.decline((read) => readMayMatter(watch, read));
   await app.register(gettingStartedRoutes(db));
   await app.register(
     onboardingRoutes({

@@ -163,6 +163,19 @@ function couldMatter(type: string, kind: 'v2' | 'repository', method: string, re
   return false;
 }
 
+/**
+ * Whether a read of `/repository/…` answered from the response cache could flip a flag of `user`'s
+ * open sessions, so the observer must see it (the cache then leaves it to the framework).
+ */
+export function readMayMatter(
+  watch: QuickStartWatch,
+  read: { user: string | undefined; method: string; url: string; repoType: string | null },
+): boolean {
+  if (read.user === undefined || read.repoType === null || watch.isIdle(read.user)) return false;
+  const rest = /^\/repository\/[^/]+\/?(.*)$/.exec(read.url.split('?')[0]!)?.[1] ?? '';
+  return couldMatter(read.repoType, 'repository', read.method, rest);
+}
+
 /** The observation: what one finished client request means for the caller's open sessions. */
 export async function observe(
   db: Db,

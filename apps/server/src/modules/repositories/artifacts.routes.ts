@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExpectedChecksums } from '../../platform/blobs/index.ts';
 import { ForbiddenError, InvalidError, NotSupportedError } from '../../platform/errors.ts';
 import { publicBaseUrl } from '../../platform/http/base-url.ts';
+import { keepAnswers } from '../../platform/http/response-cache.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { listChildren } from './artifacts.queries.ts';
 import {
@@ -80,6 +81,8 @@ export async function registerArtifactRoutes(app: FastifyInstance, ctx: Reposito
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     // Slow clients and too many uploads from one address are refused before any byte is stored.
     scope.addHook('onRequest', app.granary.uploads.onRequest);
+    // Small answers of repeated reads are kept for the response cache (platform/http/response-cache.ts).
+    keepAnswers(scope, app.granary.responseCache);
 
     const pathOf = (request: WildcardRequest, matrix?: Map<string, string[]>) =>
       RepoPath.parse(request.params.key, request.params['*'] ?? '', matrix);

@@ -14,6 +14,7 @@ import {
 } from '../../platform/blobs/index.ts';
 import type { Db } from '../../platform/db/index.ts';
 import { ContentDamagedError, OutOfRangeError } from '../../platform/errors.ts';
+import { onEveryAnswer } from '../../platform/http/response-cache.ts';
 import type { ArtifactExtensionPoint } from './artifact-extensions.ts';
 import type { ArtifactRow } from './artifacts.queries.ts';
 import { repositoryKeyOf } from './blob-scrub.queries.ts';
@@ -158,8 +159,13 @@ async function sendVerified(
     reply.header('content-length', String(size));
     return reply.code(200).send();
   }
-  if (!range || range.start === 0)
-    store.artifactExtensions?.downloaded(artifact.repositoryId, artifact.path, request.principal?.name);
+  if (!range || range.start === 0) {
+    const by = request.principal?.name;
+    // Counted again each time the response cache gives this answer again.
+    onEveryAnswer(request, () =>
+      store.artifactExtensions?.downloaded(artifact.repositoryId, artifact.path, by),
+    );
+  }
   // Small, often-read files come from memory: no file or S3 read per request (verified when loaded).
   const cached = await store.blobCache?.read(artifact.sha256, size);
   if (cached) {

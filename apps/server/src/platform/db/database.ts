@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { SerialQueue } from '../concurrency/serial-queue.ts';
+import { DataChanges } from './data-changes.ts';
 import { type NotifyChannel, pgliteChannel } from './notify-channel.ts';
 import * as schema from './schema.ts';
 
@@ -18,6 +19,8 @@ export interface Database {
   readonly db: Db;
   /** LISTEN/NOTIFY between the nodes on this database (cross-node cache invalidation). */
   readonly channel: NotifyChannel;
+  /** This node's completed changes, counted (caches of derived answers compare the count). */
+  readonly changes: DataChanges;
   /** Applies pending migrations; safe when several nodes start at once (advisory lock). */
   migrate(): Promise<void>;
   /**
@@ -117,8 +120,31 @@ await db.close();`;
 
 /** `withLock`'s queues of each embedded instance, shared by every handle on it. */
 const pgliteLocks = new WeakMap<PGlite, SerialQueue>();
+/** The change count of each embedded instance, shared by every handle on it. */
+const pgliteChanges = new WeakMap<PGlite, DataChanges>();
+
+/**
+ * Counts the instance's completed changes: its statements outside a transaction, and each whole
+ * transaction once it has committed (or rolled back: a spare count costs nothing).
+ */
+function countChanges(client: PGlite): DataChanges {
+  const known = pgliteChanges.get(client);
+  if (known) return known;
+  const changes = new DataChanges();
+  pgliteChanges.set(client, changes);
+  const query = client.query.bind(client);
+  const exec = client.exec.bind(client);
+  const transaction = client.transaction.bind(client);
+  client.query = ((text: string, ...rest: never[]) =>
+    changes.track(text, () => query(text, ...rest))) as PGlite['query'];
+  client.exec = ((text: string, ...rest: never[]) =>
+    changes.track(text, () => exec(text, ...rest))) as PGlite['exec'];
+  client.transaction = ((fn: never) => changes.track(null, () => transaction(fn))) as PGlite['transaction'];
+  return changes;
+}
 
 function openPglite(client: PGlite): Database {
+  const changes = countChanges(client);
   const db: Db = drizzlePglite({ client, schema });
   const channel = pgliteChannel(client);
   const queue = pgliteLocks.get(client) ?? new SerialQueue();
@@ -127,6 +153,7 @@ function openPglite(client: PGlite): Database {
     kind: 'pglite',
     db,
     channel,
+    changes,
     // A PGlite data folder belongs to one process, which is the whole cluster: the in-process queue
     // is the cluster-wide lock. (Advisory locks would not do: PGlite has one session, and a session
     // takes its own advisory lock again at once.)

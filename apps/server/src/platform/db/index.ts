@@ -1,3 +1,4 @@
+export { DataChanges } from './data-changes.ts';
 export {
   bootPglite,
   createScratchDatabase,

@@ -3,6 +3,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { SerialQueue } from '../concurrency/serial-queue.ts';
+import { DataChanges, mayChange } from './data-changes.ts';
 import {
   type Database,
   DatabaseUnavailableError,
@@ -40,7 +41,7 @@ type QueryFn = (...args: unknown[]) => unknown;
  * DatabaseUnavailableError, and drops the connection then: a statement that timed out may still be
  * running on it, and a transaction's client would otherwise go back to the pool stuck behind it.
  */
-function guardClient(client: pg.PoolClient): void {
+function guardClient(client: pg.PoolClient, changes: DataChanges): void {
   // A checked-out client whose socket dies emits 'error'; its queries fail anyway.
   client.on('error', () => {});
   const query = client.query.bind(client) as QueryFn;
@@ -52,10 +53,16 @@ function guardClient(client: pg.PoolClient): void {
   (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
     const callback = args.at(-1);
     if (typeof callback === 'function') {
-      args[args.length - 1] = (error: unknown, result: unknown) => callback(error && fail(error), result);
+      const counts = mayChange(args[0]);
+      args[args.length - 1] = (error: unknown, result: unknown) => {
+        if (counts) changes.changed();
+        callback(error && fail(error), result);
+      };
       return query(...args);
     }
-    const result = query(...args);
+    // A transaction's statements count as they complete, and its `commit` once more: a change is
+    // visible to other connections only then.
+    const result = changes.track(args[0], () => query(...args));
     return result instanceof Promise
       ? result.catch((error: unknown) => {
           throw fail(error);
@@ -154,7 +161,8 @@ export function openPostgres(url: string, max: number, timeoutMs: number, lockCo
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  pool.on('connect', guardClient);
+  const changes = new DataChanges();
+  pool.on('connect', (client) => guardClient(client, changes));
   const db: Db = drizzlePg({ client: pool, schema });
   const channel = postgresChannel(url, pool);
   const locks = advisoryLocks(url, lockConnections, timeoutMs);
@@ -162,6 +170,7 @@ export function openPostgres(url: string, max: number, timeoutMs: number, lockCo
     kind: 'postgres',
     db,
     channel,
+    changes,
     withLock: locks.withLock,
     async migrate() {
       // A connection of its own without the statement timeout: a migration, or waiting for another
