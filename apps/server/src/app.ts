@@ -144,7 +144,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<Fast
           maxRequestsPerSocket?: number;
         };
         const server = http.createServer(options.http ?? {}, (req, res) => {
-          if (!responseCache.serve(req, res)) handler(req, res);
+          let served = false;
+          try {
+            served = responseCache.serve(req, res);
+          } catch (err) {
+            // Never the client's problem: the framework answers instead, as if nothing had been kept.
+            logging.server.error({ err }, 'response cache failed; answered the whole way');
+            served = res.headersSent;
+          }
+          if (!served) handler(req, res);
         });
         // What Fastify sets on the server it creates itself (lib/server.js).
         server.keepAliveTimeout = options.keepAliveTimeout;
