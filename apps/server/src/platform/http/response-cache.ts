@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataChanges } from '../db/data-changes.ts';
 import type { Logging } from '../logger/logger.ts';
@@ -75,6 +76,8 @@ interface Pending {
 }
 
 const PENDING = Symbol('granary.responseCachePending');
+const DIGESTED = Symbol('granary.credentialDigest');
+type DigestedSocket = Socket & { [DIGESTED]?: { credential: string; digest: string } };
 type PendingRequest = IncomingMessage & { [PENDING]?: Pending };
 
 declare module 'fastify' {
@@ -164,7 +167,15 @@ export class ResponseCache {
     let principal: Principal | null | undefined = null;
     if (authorization !== undefined) {
       if (!this.credentials) return false;
-      digest = this.credentials.digestOf(authorization);
+      // A keep-alive connection sends the same credential request after request: its digest is
+      // remembered for the connection's life (as long as the connection's own request holds it).
+      const socket = req.socket as DigestedSocket;
+      const last = socket[DIGESTED];
+      if (last !== undefined && last.credential === authorization) digest = last.digest;
+      else {
+        digest = this.credentials.digestOf(authorization);
+        socket[DIGESTED] = { credential: authorization, digest };
+      }
       principal = this.credentials.byDigest(digest);
     }
     let key = `${method} ${url}\n${digest}`;
