@@ -190,13 +190,20 @@ describe(`issue 24 response cache: repeated repository reads answered before rou
 
   it(`issue 24 response cache: a kept answer is given again for at most ${TTL_MS} ms (the bound for another node's change)`, async () => {
     await deploy('/repository/files/ttl.txt', 'ttl');
-    await readUntilKept('GET', '/repository/files/ttl.txt');
-    const changes = t.app.granary.database.changes.value;
-    const before = hits();
-    ahead += TTL_MS;
-    await call('GET', '/repository/files/ttl.txt');
-    // Not from the cache, and not because something changed meanwhile.
-    if (t.app.granary.database.changes.value === changes) expect(hits()).toBe(before);
+    // A trial counts only when nothing changed in the database meanwhile (background work may):
+    // then the answer was not given again because its time was up, not because it was voided.
+    for (let trial = 0; ; trial++) {
+      expect(trial, 'a trial without a change in the database').toBeLessThan(20);
+      ahead = 0;
+      await readUntilKept('GET', '/repository/files/ttl.txt');
+      const changes = t.app.granary.database.changes.value;
+      const before = hits();
+      ahead = TTL_MS;
+      await call('GET', '/repository/files/ttl.txt');
+      if (t.app.granary.database.changes.value !== changes) continue;
+      expect(hits()).toBe(before);
+      break;
+    }
     ahead = 0;
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DataChanges } from '../db/data-changes.ts';
+import type { DataChanges } from '../db/index.ts';
 import type { Logging } from '../logger/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { countRequest } from '../metrics/request-metrics.ts';
@@ -57,8 +57,6 @@ interface Entry {
   /** Flat header list (name, value, …) without the request id. */
   headers: string[];
   body: Buffer | null;
-  /** The change count the answer was computed at. */
-  changes: number;
   expires: number;
   /** Who it was computed for: null for anonymous, else the credential cache's own principal object. */
   principal: Principal | null;
@@ -287,7 +285,6 @@ export class ResponseCache {
       status,
       headers,
       body: request.method === 'HEAD' ? null : body,
-      changes: pending.changes,
       expires: this.now() + TTL_MS,
       principal,
       route: request.routeOptions.url ?? 'unmatched',
@@ -308,10 +305,6 @@ export class ResponseCache {
     this.entries.clear();
     this.bytes = 0;
     this.seenChanges = changes;
-  }
-
-  get size(): number {
-    return this.entries.size;
   }
 }
 
