@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import {
   ArchiveError,
   ArchiveLimitError,
   type ArchiveLimits,
+  inflateChunkBytes,
   readAtMost,
   tarGzEntries,
   zipEntry,
@@ -125,6 +127,26 @@ describe('bounded archive reading (issue 12 §1)', () => {
       break;
     }
     expect(source.destroyed).toBe(true);
+  });
+
+  it('issue 24: a large archive is inflated in 1 MiB chunks, a small one in 16 KiB; entries spanning the chunks come out whole', async () => {
+    expect(inflateChunkBytes(3_000)).toBe(16 * 1024);
+    expect(inflateChunkBytes(50 * MiB)).toBe(MiB);
+    expect(inflateChunkBytes(undefined)).toBe(256 * 1024);
+    // Random bytes do not compress: the archive is as large as its content, so its chunks are 1 MiB
+    // and the 3.5 MiB file crosses three of their edges, the file after it a fourth.
+    const big = randomBytes(3.5 * MiB);
+    const archive = await collect(
+      tarGzBomb([
+        { name: 'layer/big.bin', content: big },
+        { name: 'layer/package.json', content: '{"name":"after","version":"2.0.0"}' },
+      ]),
+    );
+    expect(inflateChunkBytes(archive.length)).toBe(MiB);
+    const seen: Record<string, Buffer> = {};
+    for await (const e of tarGzEntries(archive, { ...LIMITS, entryBytes: 4 * MiB })) seen[e.name] = await e.read();
+    expect(seen['layer/big.bin']!.equals(big)).toBe(true);
+    expect(seen['layer/package.json']!.toString()).toBe('{"name":"after","version":"2.0.0"}');
   });
 
   it('issue 12 §1: zip — an entry read that inflates past its limit, a bomb entry and a lying entry are refused', async () => {

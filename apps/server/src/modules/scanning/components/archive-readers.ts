@@ -7,6 +7,7 @@ import {
   ArchiveError,
   ArchiveLimitError,
   type ArchiveLimits,
+  inflateChunkBytes,
   readAtMost,
   type TarEntry,
 } from '../../../platform/archives/bounded-archive.ts';
@@ -59,6 +60,8 @@ async function sniff(source: Readable): Promise<{ gzip: boolean; stream: Readabl
 export async function* tarEntries(
   source: Readable,
   limits: ArchiveLimits,
+  /** the stored (compressed) size when known: sizes gunzip's chunks */
+  compressedBytes?: number,
 ): AsyncGenerator<TarEntry, void, undefined> {
   let failure: Error | undefined;
   const fail = (err: Error) => {
@@ -100,7 +103,9 @@ export async function* tarEntries(
     },
   });
   const extract = tar.extract();
-  const stages = sniffed.gzip ? [countIn, createGunzip(), countOut] : [countIn, countOut];
+  const stages = sniffed.gzip
+    ? [countIn, createGunzip({ chunkSize: inflateChunkBytes(compressedBytes) }), countOut]
+    : [countIn, countOut];
   // Every stream's error lands here (and ends the iteration below); none is left unhandled.
   const piped = pipeline([input, ...stages, extract]).catch((err: Error) => {
     fail(err);

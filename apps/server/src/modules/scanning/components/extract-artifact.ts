@@ -89,7 +89,7 @@ async function extract(input: ExtractInput, limits: ScanLimits): Promise<Extract
       return extractZip(bytes, input.path, limits, siblingPom);
     }
     case 'tarball':
-      return extractTarball(await input.open(), limits);
+      return extractTarball(await input.open(), limits, input.size);
     default:
       return null;
   }

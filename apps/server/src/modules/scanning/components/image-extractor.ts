@@ -66,6 +66,7 @@ async function readLayer(
   index: number,
   digest: string,
   source: Readable,
+  size: number,
   files: Map<string, Found>,
   limits: ScanLimits,
 ) {
@@ -76,7 +77,7 @@ async function readLayer(
   };
   const put = (path: string, finding: Finding) =>
     files.set(path, { layer: index, where: `layer ${short}…/${path}`, finding });
-  for await (const entry of tarEntries(source, limits.layer)) {
+  for await (const entry of tarEntries(source, limits.layer, size)) {
     const path = entry.name.replace(/^\/+/, '').replace(/\/+$/, '');
     const base = path.slice(path.lastIndexOf('/') + 1);
     const dir = path.slice(0, path.length - base.length);
@@ -185,7 +186,7 @@ export async function extractImage(
     const file = await sibling(`sha256__${hex}`);
     // A foreign layer (not pushed here) is not in the folder: what it holds stays unknown.
     if (!file) continue;
-    await readLayer(i, `sha256:${hex}`, await file.open(), files, limits);
+    await readLayer(i, `sha256:${hex}`, await file.open(), file.size, files, limits);
   }
   const { os, alpineVersion } = distroOf(files);
   const b = new ArtifactBuilder(ociComponent(image, manifestDigest, tag), limits.components);

@@ -82,10 +82,11 @@ function pythonArtifact(bytes: Buffer, location: string, maxComponents: number):
 export async function extractTarball(
   source: Readable,
   limits: ScanLimits,
+  size?: number,
 ): Promise<ExtractedArtifact | null> {
   const npm = new Map<string, FoundNpm>();
   let pkgInfo: { bytes: Buffer; location: string } | undefined;
-  for await (const entry of tarEntries(source, limits.package)) {
+  for await (const entry of tarEntries(source, limits.package, size)) {
     if (entry.type !== 'file') continue;
     if (NPM_ROOT.test(entry.name)) {
       const manifest = parsePackageJson(await entry.read());
