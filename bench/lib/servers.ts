@@ -103,6 +103,16 @@ export async function startBareNode(): Promise<RunningServer> {
   return { name: 'bare node', url, pid: child.pid!, stop: stopper(child) };
 }
 
+/**
+ * CPU time a process has used so far, user and system, in milliseconds (Linux /proc; clock ticks of
+ * 10 ms, as on every common kernel). The difference over a run says what the work cost the server,
+ * which wall time on a shared two-core machine blurs.
+ */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Resident memory of a process, from /proc (Linux). */
 export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeOciLayout } from '../../apps/server/src/formats/docker/oci-testing.ts';
-import { freePort, startGranary } from '../lib/servers.ts';
+import { cpuMs, freePort, startGranary } from '../lib/servers.ts';
 
 const exec = promisify(execFile);
 // Five runs, not three: a 61 MB copy takes ~0.3–0.5 s, and with three the median's ratio moved by ±0.3
@@ -30,7 +30,7 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Debian's docker-registry on a free loopback port with a temp config and storage. */
-async function startRegistry(dir: string): Promise<{ host: string; stop(): Promise<void> }> {
+async function startRegistry(dir: string): Promise<{ host: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const config = path.join(dir, 'config.yml');
   await writeFile(
@@ -55,6 +55,7 @@ async function startRegistry(dir: string): Promise<{ host: string; stop(): Promi
   await waitFor(`http://127.0.0.1:${port}/v2/`, child);
   return {
     host: `127.0.0.1:${port}`,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -65,10 +66,14 @@ async function startRegistry(dir: string): Promise<{ host: string; stop(): Promi
   };
 }
 
-async function timed(args: string[]): Promise<number> {
+/** Milliseconds of one skopeo run; `cpu` collects the server's CPU milliseconds over it. */
+async function timed(args: string[], server?: { pid: number; cpu: number[] }): Promise<number> {
+  const cpu0 = server ? cpuMs(server.pid) : 0;
   const start = process.hrtime.bigint();
   await exec('skopeo', ['--insecure-policy', ...args], { maxBuffer: 16 * MB, timeout: 600_000 });
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (server) server.cpu.push(cpuMs(server.pid) - cpu0);
+  return ms;
 }
 
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
@@ -236,13 +241,22 @@ export async function run(): Promise<void> {
     if (created.status !== 201) throw new Error(`repository not created: ${await created.text()}`);
     const granaryHost = new URL(granary.url).host;
     const targets = [
-      { name: 'granary', prefix: `${granaryHost}/docker-local`, creds: ['--creds', 'admin:bench-password'] },
-      { name: 'docker-registry', prefix: `${registry.host}/library`, creds: [] as string[] },
+      {
+        name: 'granary',
+        pid: granary.pid,
+        prefix: `${granaryHost}/docker-local`,
+        creds: ['--creds', 'admin:bench-password'],
+      },
+      {
+        name: 'docker-registry',
+        pid: registry.pid,
+        prefix: `${registry.host}/library`,
+        creds: [] as string[],
+      },
     ];
-    const times: Record<string, { push: number[]; pull: number[] }> = {
-      granary: { push: [], pull: [] },
-      'docker-registry': { push: [], pull: [] },
-    };
+    type Times = { push: number[]; pull: number[]; pushCpu: number[]; pullCpu: number[] };
+    const empty = (): Times => ({ push: [], pull: [], pushCpu: [], pullCpu: [] });
+    const times: Record<string, Times> = { granary: empty(), 'docker-registry': empty() };
     for (let i = 0; i < RUNS; i++) {
       // Fresh random layers each run: every push uploads all 61 MB (no blob is already there to skip or mount).
       const layout = path.join(dir, `layout-${i}`);
@@ -252,13 +266,20 @@ export async function run(): Promise<void> {
       for (const t of order) {
         const ref = `docker://${t.prefix}/bench${i}:v1`;
         const creds = t.creds.length ? ['--dest-creds', t.creds[1]!] : [];
-        times[t.name]!.push.push(
-          await timed(['copy', `oci:${layout}:v1`, '--dest-tls-verify=false', ...creds, ref]),
+        const mine = times[t.name]!;
+        mine.push.push(
+          await timed(['copy', `oci:${layout}:v1`, '--dest-tls-verify=false', ...creds, ref], {
+            pid: t.pid,
+            cpu: mine.pushCpu,
+          }),
         );
         const out = path.join(dir, `out-${t.name}-${i}`);
         const srcCreds = t.creds.length ? ['--src-creds', t.creds[1]!] : [];
-        times[t.name]!.pull.push(
-          await timed(['copy', '--src-tls-verify=false', ...srcCreds, ref, `oci:${out}:v1`]),
+        mine.pull.push(
+          await timed(['copy', '--src-tls-verify=false', ...srcCreds, ref, `oci:${out}:v1`], {
+            pid: t.pid,
+            cpu: mine.pullCpu,
+          }),
         );
         await rm(out, { recursive: true, force: true });
       }
@@ -275,6 +296,12 @@ export async function run(): Promise<void> {
         `  ${op}: granary ${median(g).toFixed(0)} ms (${range(g)}) · docker-registry ${median(r).toFixed(0)} ms (${range(r)}) · ratio ${ratio.toFixed(2)} (goal ≤ 1.0)`,
       );
     }
+    // The server's own CPU over each copy (a pull's includes what the push before it left running, such
+    // as the scan of the image): on two cores it is time taken from skopeo.
+    const cpu = (name: string, op: 'pushCpu' | 'pullCpu') => median(times[name]![op]).toFixed(0);
+    console.log(
+      `  server CPU per copy (median ms): push granary ${cpu('granary', 'pushCpu')} · docker-registry ${cpu('docker-registry', 'pushCpu')}; pull granary ${cpu('granary', 'pullCpu')} · docker-registry ${cpu('docker-registry', 'pullCpu')}`,
+    );
     await manifestPuts([
       { name: 'granary', base: granary.url, image: 'docker-local/manifests', auth },
       { name: 'docker-registry', base: `http://${registry.host}`, image: 'library/manifests' },
