@@ -134,6 +134,12 @@ describe(`OCI distribution spec 1.1 at /v2/ (${testEngine})`, () => {
       // TOKEN_SECS: ten minutes
       expect(body.expires_in).toBe(600);
       expect((await inject('GET', '/v2/', { auth: `Bearer ${body.token}` })).statusCode).toBe(200);
+      // A scope naming no repository here (or none at all) still gets the caller's token.
+      for (const query of ['?service=x&scope=repository:nosuch/app:pull', '']) {
+        const other = await inject('GET', `/v2/token${query}`);
+        expect(other.statusCode).toBe(200);
+        expect((await inject('GET', '/v2/', { auth: `Bearer ${other.json().token}` })).statusCode).toBe(200);
+      }
       // No credentials: the anonymous token, worth no more than no credentials at all.
       const anon = await inject('GET', '/v2/token', { auth: null });
       expect(anon.statusCode).toBe(200);

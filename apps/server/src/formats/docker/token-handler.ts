@@ -15,10 +15,13 @@ export async function token({ registry, request, reply }: V2Call) {
       expires_in: TOKEN_SECS,
       issued_at: new Date().toISOString(),
     });
+  // The repository the scope names (one lookup); only when it names none known, any repository.
   const scoped = /^repository:([^/:]+)\//.exec(request.query.scope ?? '')?.[1];
-  const keys = await registry.core.repositoryKeys();
-  const key = scoped && keys.includes(scoped) ? scoped : keys[0];
-  const ctx = key ? await registry.core.requestContext(request, key) : null;
+  let ctx = scoped ? await registry.core.requestContext(request, scoped) : null;
+  if (!ctx) {
+    const key = (await registry.core.repositoryKeys())[0];
+    ctx = key ? await registry.core.requestContext(request, key) : null;
+  }
   if (!ctx) throw new OciError(503, 'UNKNOWN', 'No repository exists to issue a token for');
   const issued = await ctx.issueToken({
     description: `docker login (${request.query.service ?? request.host})`,
