@@ -144,7 +144,8 @@ describe('bounded archive reading (issue 12 §1)', () => {
     );
     expect(inflateChunkBytes(archive.length)).toBe(MiB);
     const seen: Record<string, Buffer> = {};
-    for await (const e of tarGzEntries(archive, { ...LIMITS, entryBytes: 4 * MiB })) seen[e.name] = await e.read();
+    for await (const e of tarGzEntries(archive, { ...LIMITS, entryBytes: 4 * MiB }))
+      seen[e.name] = await e.read();
     expect(seen['layer/big.bin']!.equals(big)).toBe(true);
     expect(seen['layer/package.json']!.toString()).toBe('{"name":"after","version":"2.0.0"}');
   });
