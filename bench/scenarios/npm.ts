@@ -2,14 +2,14 @@
 // 50-package project with a cold cache (npm install, then npm ci from the lockfile), Granary side by
 // side with Verdaccio 6.8 in the same run. Both authenticate with a token from their own `npm login`
 // endpoint; Verdaccio uses its htpasswd plugin and no uplink.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { httpPublish } from '../../apps/server/src/formats/npm/test-support.ts';
-import { freePort, startGranary } from '../lib/servers.ts';
+import { cpuMs, freePort, ROOT, startGranary } from '../lib/servers.ts';
 
 const exec = promisify(execFile);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -130,8 +130,8 @@ async function startVerdaccio(dir: string): Promise<Registry> {
   };
 }
 
-async function startGranaryNpm(): Promise<Registry> {
-  const granary = await startGranary();
+async function startGranaryNpm(env: NodeJS.ProcessEnv = {}): Promise<Registry & { pid: number }> {
+  const granary = await startGranary(env);
   const admin = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
   const res = await fetch(`${granary.url}/api/repositories/npm-local`, {
     method: 'PUT',
@@ -141,7 +141,13 @@ async function startGranaryNpm(): Promise<Registry> {
   if (res.status !== 201) throw new Error(`npm repository not created: ${res.status}`);
   const registry = `${granary.url}/repository/npm-local/`;
   const token = await npmLoginToken(registry, 'admin', 'bench-password');
-  return { name: 'granary', registry, authorization: `Bearer ${token}`, stop: () => granary.stop() };
+  return {
+    name: 'granary',
+    registry,
+    authorization: `Bearer ${token}`,
+    pid: granary.pid,
+    stop: () => granary.stop(),
+  };
 }
 
 function stats(values: number[]) {
@@ -261,6 +267,49 @@ async function install(ws: Workspace, run: number): Promise<{ install: number; c
   return { install: installTime, ci: ciTime };
 }
 
+/**
+ * S5 server side on each database Granary runs on (issue 24: "measure PGlite vs PostgreSQL"): the
+ * embedded one and PostgreSQL on loopback (scripts/postgres.sh, when installed), each in a server of
+ * its own, with the server's CPU per publish beside the wall time.
+ */
+async function publishOnEachDatabase(): Promise<void> {
+  const measure = async (env: NodeJS.ProcessEnv) => {
+    const server = await startGranaryNpm(env);
+    try {
+      // One untimed round first, as the comparison above runs after the CLI's publishes (a warm JIT).
+      await serverPublish(server, RUNS);
+      const wall: number[] = [];
+      const cpu: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const before = cpuMs(server.pid);
+        wall.push(await serverPublish(server, i));
+        cpu.push((cpuMs(server.pid) - before) / PACKAGES);
+      }
+      return `${secs(stats(wall))}, server CPU ${stats(cpu).median.toFixed(0)} ms per publish`;
+    } finally {
+      await server.stop();
+    }
+  };
+  console.log('  S5 publish ×50, server side, by database (must ≤ 0.5 s)');
+  console.log(`    embedded (PGlite)  ${await measure({})}`);
+  const script = path.join(ROOT, 'scripts', 'postgres.sh');
+  const pgDir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-npm-pg-'));
+  let url: string;
+  try {
+    url = execFileSync('bash', [script, 'start', pgDir], { encoding: 'utf8' }).trim();
+  } catch (err) {
+    console.log(`    PostgreSQL skipped: ${(err as Error).message.split('\n')[0]}`);
+    await rm(pgDir, { recursive: true, force: true });
+    return;
+  }
+  try {
+    // scripts/postgres.sh runs it with fsync off: a floor for what PostgreSQL itself costs.
+    console.log(`    PostgreSQL         ${await measure({ GRANARY_DATABASE_URL: url })} (fsync off)`);
+  } finally {
+    execFileSync('bash', [script, 'stop', pgDir]);
+  }
+}
+
 export async function run(): Promise<void> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-npm-'));
   const servers: Registry[] = [];
@@ -296,6 +345,8 @@ export async function run(): Promise<void> {
     line('S5 publish ×50, server side (HTTP PUT sequential)', g.http, v.http, 'goal ≤ 0.8×');
     line('S6 npm install of 50 dependencies, cold cache, no lockfile', g.install, v.install, 'goal ≤ 0.8×');
     line('S6 npm ci of 50 dependencies, cold cache', g.ci, v.ci, 'goal ≤ 0.8×');
+    for (const s of servers.splice(0)) await s.stop();
+    await publishOnEachDatabase();
   } finally {
     for (const s of servers) await s.stop().catch(() => {});
     await rm(root, { recursive: true, force: true });
