@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -118,4 +118,27 @@ export function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/**
+ * Runs `fn` with a throw-away PostgreSQL server on loopback (scripts/postgres.sh: fsync off, so a
+ * floor for what PostgreSQL itself costs), stopped afterwards. Returns why it was skipped (PostgreSQL
+ * not installed), or null once `fn` has run.
+ */
+export async function withPostgres(fn: (url: string) => Promise<void>): Promise<string | null> {
+  const script = path.join(ROOT, 'scripts', 'postgres.sh');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-pg-'));
+  let url: string;
+  try {
+    url = execFileSync('bash', [script, 'start', dir], { encoding: 'utf8' }).trim();
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    return (err as Error).message.split('\n')[0]!;
+  }
+  try {
+    await fn(url);
+    return null;
+  } finally {
+    execFileSync('bash', [script, 'stop', dir]);
+  }
 }

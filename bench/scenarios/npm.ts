@@ -2,14 +2,14 @@
 // 50-package project with a cold cache (npm install, then npm ci from the lockfile), Granary side by
 // side with Verdaccio 6.8 in the same run. Both authenticate with a token from their own `npm login`
 // endpoint; Verdaccio uses its htpasswd plugin and no uplink.
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { httpPublish } from '../../apps/server/src/formats/npm/test-support.ts';
-import { cpuMs, freePort, ROOT, startGranary } from '../lib/servers.ts';
+import { cpuMs, freePort, startGranary, withPostgres } from '../lib/servers.ts';
 
 const exec = promisify(execFile);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -269,7 +269,7 @@ async function install(ws: Workspace, run: number): Promise<{ install: number; c
 
 /**
  * S5 server side on each database Granary runs on (issue 24: "measure PGlite vs PostgreSQL"): the
- * embedded one and PostgreSQL on loopback (scripts/postgres.sh, when installed), each in a server of
+ * embedded one and PostgreSQL on loopback (`withPostgres`, when installed), each in a server of
  * its own, with the server's CPU per publish beside the wall time.
  */
 async function publishOnEachDatabase(): Promise<void> {
@@ -292,22 +292,10 @@ async function publishOnEachDatabase(): Promise<void> {
   };
   console.log('  S5 publish ×50, server side, by database (must ≤ 0.5 s)');
   console.log(`    embedded (PGlite)  ${await measure({})}`);
-  const script = path.join(ROOT, 'scripts', 'postgres.sh');
-  const pgDir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-npm-pg-'));
-  let url: string;
-  try {
-    url = execFileSync('bash', [script, 'start', pgDir], { encoding: 'utf8' }).trim();
-  } catch (err) {
-    console.log(`    PostgreSQL skipped: ${(err as Error).message.split('\n')[0]}`);
-    await rm(pgDir, { recursive: true, force: true });
-    return;
-  }
-  try {
-    // scripts/postgres.sh runs it with fsync off: a floor for what PostgreSQL itself costs.
+  const skipped = await withPostgres(async (url) => {
     console.log(`    PostgreSQL         ${await measure({ GRANARY_DATABASE_URL: url })} (fsync off)`);
-  } finally {
-    execFileSync('bash', [script, 'stop', pgDir]);
-  }
+  });
+  if (skipped) console.log(`    PostgreSQL skipped: ${skipped}`);
 }
 
 export async function run(): Promise<void> {

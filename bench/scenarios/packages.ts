@@ -3,14 +3,13 @@
 // SQL before the server starts; then the console's calls are timed one at a time through HTTP: the
 // first page of the list (default page size 100, name order) and a name search (a 3-character prefix,
 // the spec's minimum), as the admin and as a user whose permission is per repository.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../apps/server/src/platform/db/index.ts';
-import { freePort, ROOT } from '../lib/servers.ts';
+import { freePort, ROOT, withPostgres } from '../lib/servers.ts';
 
 const PACKAGES = Number(process.env.BENCH_PACKAGES ?? 100_000);
 const VERSIONS_PER_PACKAGE = 10;
@@ -179,19 +178,8 @@ export async function run(): Promise<void> {
     await rm(home, { recursive: true, force: true });
   }
 
-  // PostgreSQL on loopback (scripts/postgres.sh), when installed.
-  const script = path.join(ROOT, 'scripts', 'postgres.sh');
-  const pgDir = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-pg-'));
-  let started = false;
-  try {
-    let url: string;
-    try {
-      url = execFileSync('bash', [script, 'start', pgDir], { encoding: 'utf8' }).trim();
-      started = true;
-    } catch (err) {
-      console.log(`  postgresql skipped: ${(err as Error).message.split('\n')[0]}`);
-      return;
-    }
+  // PostgreSQL on loopback, when installed.
+  const skipped = await withPostgres(async (url) => {
     const db = await openDatabase({ url });
     await seed(db);
     await db.close();
@@ -201,7 +189,6 @@ export async function run(): Promise<void> {
     } finally {
       await rm(pgHome, { recursive: true, force: true });
     }
-  } finally {
-    if (started || existsSync(pgDir)) execFileSync('bash', [script, 'stop', pgDir]);
-  }
+  });
+  if (skipped) console.log(`  postgresql skipped: ${skipped}`);
 }
