@@ -180,7 +180,8 @@ export async function run(): Promise<void> {
 
   // PostgreSQL on loopback, when installed.
   const skipped = await withPostgres(async (url) => {
-    const db = await openDatabase({ url });
+    // The seed's bulk inserts run for minutes; the server's per-statement timeout is for requests.
+    const db = await openDatabase({ url, timeoutMs: 30 * 60_000 });
     await seed(db);
     await db.close();
     const pgHome = await mkdtemp(path.join(os.tmpdir(), 'granary-bench-packages-pg-'));
